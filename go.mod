@@ -1,0 +1,3 @@
+module github.com/politecrawler/polite
+
+go 1.26
