@@ -1,0 +1,221 @@
+// Package farm is a loopback test farm: many virtual HTTP hosts, each on its
+// own 127.x.y.z address (several host names may share one address), with
+// scripted behaviour per host and a server-side audit of politeness per
+// address. Tests of a polite crawler run against it and read the audit to
+// check, from the server's side, that the crawler kept at most one request in
+// flight per address and rested between requests.
+//
+// The farm is meant to scale to about 10,000 addresses in one process, so an
+// address costs one net.Listener and one Serve loop on a single shared
+// http.Server, and nothing else.
+package farm
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/politecrawler/polite/internal/clock"
+)
+
+// ErrClosed is returned by methods that would add to a farm after Close.
+var ErrClosed = errors.New("farm: closed")
+
+// firstAddr is where NewAddr starts counting. It is well away from
+// 127.0.0.1 so that a test can map a name to 127.0.0.1 (MapName) without
+// ever meaning a farm host.
+var firstAddr = netip.AddrFrom4([4]byte{127, 20, 0, 1})
+
+// Farm is a set of virtual HTTP hosts on loopback addresses. Its methods are
+// safe for concurrent use.
+type Farm struct {
+	clk   clock.Clock
+	fake  *clock.Fake // non-nil when clk is a fake: waits then advance it
+	audit *Audit
+	res   *Resolver
+	srv   *http.Server
+	done  chan struct{} // closed by Close; unblocks waiting handlers
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// serving counts Serve loops and active counts handlers. Both are only
+	// incremented while holding mu with closed false, so Close, which sets
+	// closed under mu before waiting, never races an Add against a Wait.
+	serving sync.WaitGroup
+	active  sync.WaitGroup
+
+	mu     sync.RWMutex
+	closed bool
+	next   netip.Addr // next address NewAddr tries; invalid when exhausted
+	addrs  map[netip.Addr]*endpoint
+	sites  map[string]*Site // by canonical name
+}
+
+// endpoint is one listening address and the sites registered on it.
+type endpoint struct {
+	ln    net.Listener
+	port  int
+	sites map[string]*Site
+}
+
+// New returns an empty farm whose handlers and audit use clk. A nil clk
+// means clock.Real{}. With a *clock.Fake, every scripted wait advances the
+// fake clock instead of sleeping, so a test of minute-long rules runs in
+// microseconds.
+func New(clk clock.Clock) *Farm {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	f := &Farm{
+		clk:   clk,
+		audit: newAudit(clk),
+		res:   newResolver(),
+		done:  make(chan struct{}),
+		next:  firstAddr,
+		addrs: make(map[netip.Addr]*endpoint),
+		sites: make(map[string]*Site),
+	}
+	f.fake, _ = clk.(*clock.Fake)
+	f.srv = &http.Server{Handler: http.HandlerFunc(f.serveHTTP)}
+	return f
+}
+
+// Close closes every listener and connection, unblocks handlers that are
+// waiting or hanging, and returns once every handler goroutine and Serve
+// loop has returned. It is idempotent; later calls return the first result.
+func (f *Farm) Close() error {
+	f.closeOnce.Do(func() {
+		f.mu.Lock()
+		f.closed = true
+		close(f.done)
+		lns := make([]net.Listener, 0, len(f.addrs))
+		for _, ep := range f.addrs {
+			lns = append(lns, ep.ln)
+		}
+		f.mu.Unlock()
+
+		f.closeErr = f.srv.Close()
+		// A Serve loop that has not yet registered its listener with the
+		// server is not closed by srv.Close; close every listener here too.
+		// Errors are from listeners srv.Close already closed.
+		for _, ln := range lns {
+			_ = ln.Close()
+		}
+		f.serving.Wait()
+		f.active.Wait()
+	})
+	return f.closeErr
+}
+
+// NewAddr starts a listener on the next unused loopback address, counting up
+// from 127.20.0.1 and skipping .0 and .255 in the last octet, on a port the
+// OS chooses, and returns the address. A host needs an address of its own
+// (AddSite does this when Site.Addr is zero); call NewAddr directly to put
+// several names on one address.
+func (f *Farm) NewAddr() (netip.Addr, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.newAddrLocked()
+}
+
+// newAddrLocked is NewAddr with f.mu held for writing.
+func (f *Farm) newAddrLocked() (netip.Addr, error) {
+	if f.closed {
+		return netip.Addr{}, ErrClosed
+	}
+	a := f.next
+	if !a.IsValid() {
+		return netip.Addr{}, errors.New("farm: loopback addresses exhausted")
+	}
+	// Advance first so that a failed listen does not retry the same
+	// address forever.
+	f.next = nextAddr(a)
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 0).String())
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("farm: listen on %v: %w", a, err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	f.addrs[a] = &endpoint{ln: ln, port: port, sites: make(map[string]*Site)}
+	f.serving.Add(1)
+	go func() {
+		defer f.serving.Done()
+		// Serve returns http.ErrServerClosed or a listener error on Close.
+		_ = f.srv.Serve(ln)
+	}()
+	return a, nil
+}
+
+// nextAddr returns the address after a in 127.0.0.0/8 whose last octet is
+// neither 0 nor 255 (which some tools treat as network and broadcast
+// addresses), or the zero Addr when 127/8 is used up.
+func nextAddr(a netip.Addr) netip.Addr {
+	for {
+		a = a.Next()
+		if !a.Is4() || a.As4()[0] != 127 {
+			return netip.Addr{}
+		}
+		if last := a.As4()[3]; last != 0 && last != 255 {
+			return a
+		}
+	}
+}
+
+// Addrs returns the farm's listening addresses in the order NewAddr made them.
+func (f *Farm) Addrs() []netip.Addr {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make([]netip.Addr, 0, len(f.addrs))
+	for a := range f.addrs {
+		out = append(out, a)
+	}
+	// Addresses are handed out in increasing order, so sorting restores
+	// creation order.
+	slices.SortFunc(out, netip.Addr.Compare)
+	return out
+}
+
+// Port returns the listening port of addr, or 0 if the farm does not listen
+// on addr.
+func (f *Farm) Port(addr netip.Addr) int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if ep := f.addrs[addr.Unmap()]; ep != nil {
+		return ep.port
+	}
+	return 0
+}
+
+// URL returns "http://<name>:<port><path>", where port is that of the
+// address name resolves to. The port is left out when name resolves to no
+// farm address (an unknown name, or a MapName entry pointing elsewhere).
+func (f *Farm) URL(name, path string) string {
+	port := 0
+	if addr, ok := f.res.lookup(canonHost(name)); ok {
+		port = f.Port(addr)
+	}
+	if port == 0 {
+		return "http://" + name + path
+	}
+	return "http://" + net.JoinHostPort(name, strconv.Itoa(port)) + path
+}
+
+// Resolver returns the farm's name resolver: every site name, and every
+// MapName entry, maps to its address.
+func (f *Farm) Resolver() *Resolver { return f.res }
+
+// MapName adds a resolver-only entry: name resolves to addr though no site
+// of that name is served. Use it for names that must resolve to somewhere
+// forbidden (127.0.0.1, 10.0.0.1) or to a farm address that will answer 421.
+// It replaces any earlier mapping of name, including a site's.
+func (f *Farm) MapName(name string, addr netip.Addr) {
+	f.res.set(canonHost(name), addr.Unmap())
+}
+
+// Audit returns the farm's record of every request it served.
+func (f *Farm) Audit() *Audit { return f.audit }

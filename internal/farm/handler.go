@@ -1,0 +1,172 @@
+package farm
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// serveHTTP is the one handler behind every listener. It finds the site
+// from the dialled address and the Host header, audits the request, and
+// plays the site's script.
+func (f *Farm) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	addr := localAddr(r)
+	host := canonHost(hostOnly(r.Host))
+
+	f.mu.RLock()
+	if f.closed {
+		f.mu.RUnlock()
+		http.Error(w, "farm closed", http.StatusServiceUnavailable)
+		return
+	}
+	f.active.Add(1)
+	var site *Site
+	if ep := f.addrs[addr]; ep != nil {
+		site = ep.sites[host]
+	}
+	f.mu.RUnlock()
+	defer f.active.Done()
+
+	t := f.audit.begin(addr, host, r)
+	end := sync.OnceFunc(func() { f.audit.end(t) })
+	defer end()
+
+	if site == nil {
+		body := []byte("farm: no site " + strconv.Quote(host) + " on " + addr.String() + "\n")
+		h := w.Header()
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusMisdirectedRequest)
+		finish(w, body, end)
+		return
+	}
+	f.play(w, r, site, site.page(r.URL.Path), end)
+}
+
+// play writes p as the answer to r. end records the end of the visit; it
+// is called just before the last body byte is written (see finish).
+func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end func()) {
+	ctx := r.Context()
+	if !f.wait(ctx, s.Latency+p.Latency) {
+		return
+	}
+
+	body, generated := p.Body, false
+	if body == nil {
+		generated = true
+		if p.Size > 0 {
+			body = sizedBody(s.Name, r.URL.Path, p.Size)
+		} else {
+			body = defaultPage(s.Name, r.URL.Path)
+		}
+	}
+	h := w.Header()
+	for k, vs := range p.Header {
+		h[k] = slices.Clone(vs)
+	}
+	if generated && h.Get("Content-Type") == "" {
+		h.Set("Content-Type", htmlType)
+	}
+	status := p.Status
+	if p.Redirect != "" {
+		h.Set("Location", p.Redirect)
+		if status == 0 {
+			status = http.StatusFound
+		}
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	// A slow or hanging body is sent chunked, as a real server streaming
+	// it would, so the client cannot tell in advance how much is coming.
+	slow := p.Hang || p.BodyDelay > 0
+	if !slow && h.Get("Content-Length") == "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(status)
+
+	if p.Hang {
+		writeFlush(w, body[:len(body)/2])
+		select {
+		case <-ctx.Done():
+		case <-f.done:
+		}
+		return
+	}
+	if p.BodyDelay > 0 {
+		half := len(body) / 2
+		writeFlush(w, body[:half])
+		if !f.wait(ctx, p.BodyDelay) {
+			return
+		}
+		body = body[half:]
+	}
+	finish(w, body, end)
+}
+
+// finish writes body, recording the end of the visit before the last byte.
+// A client therefore cannot have read a whole response before its visit is
+// closed in the audit: a crawler's next request can never look like an
+// overlap, and a test that has read a body sees its visit's End set.
+// (Response bytes still buffered when the handler returns are sent after
+// it, so nothing relies on the last Write reaching the wire first.)
+func finish(w http.ResponseWriter, body []byte, end func()) {
+	n := len(body)
+	if n == 0 {
+		end()
+		return
+	}
+	// Write errors mean the client went away; there is no one to tell.
+	_, _ = w.Write(body[:n-1])
+	end()
+	_, _ = w.Write(body[n-1:])
+}
+
+// writeFlush writes b and pushes it (and the headers) to the client now.
+func writeFlush(w http.ResponseWriter, b []byte) {
+	_, _ = w.Write(b)
+	_ = http.NewResponseController(w).Flush()
+}
+
+// wait lets d pass as the farm's clock sees it. With a fake clock it
+// advances the clock, as if the handler had worked for d, and returns at
+// once. Otherwise it sleeps on the clock, returning false early if the
+// request is cancelled or the farm closes.
+func (f *Farm) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	if f.fake != nil {
+		f.fake.Advance(d)
+		return true
+	}
+	t := f.clk.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return true
+	case <-ctx.Done():
+		return false
+	case <-f.done:
+		return false
+	}
+}
+
+// localAddr is the address the client dialled, which picks the endpoint
+// since all listeners share one handler.
+func localAddr(r *http.Request) netip.Addr {
+	switch a := r.Context().Value(http.LocalAddrContextKey).(type) {
+	case *net.TCPAddr:
+		return a.AddrPort().Addr().Unmap()
+	case net.Addr:
+		if ap, err := netip.ParseAddrPort(a.String()); err == nil {
+			return ap.Addr().Unmap()
+		}
+	}
+	return netip.Addr{}
+}
