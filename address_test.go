@@ -1,0 +1,61 @@
+package polite
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+)
+
+// R10.1: the non-public ranges are refused unless allowed.
+func TestCheckAddress(t *testing.T) {
+	refused := []string{
+		"127.0.0.1", "127.20.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1",
+		"169.254.169.254", "0.0.0.0", "224.0.0.1", "100.64.0.1", "255.255.255.255",
+		"::1", "::", "fe80::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+	}
+	for _, s := range refused {
+		a := netip.MustParseAddr(s)
+		if err := checkAddress(a, false); !errors.Is(err, ErrPrivateAddress) {
+			t.Errorf("%s: %v, want ErrPrivateAddress", s, err)
+		}
+		if err := checkAddress(a, true); err != nil {
+			t.Errorf("%s with AllowPrivateNetworks: %v", s, err)
+		}
+	}
+	for _, s := range []string{"93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"} {
+		if err := checkAddress(netip.MustParseAddr(s), false); err != nil {
+			t.Errorf("%s: %v, want allowed", s, err)
+		}
+	}
+}
+
+// R10.2 and R8.2: what Add turns away before anything is queued.
+func TestCheckURL(t *testing.T) {
+	cases := []struct {
+		url  string
+		want error
+	}{
+		{"ftp://example.org/file", ErrUnsupportedScheme},
+		{"file:///etc/passwd", ErrUnsupportedScheme},
+		{"javascript:alert(1)", ErrUnsupportedScheme},
+		{"http://%zz", ErrInvalidURL},
+		{"/relative/path", ErrInvalidURL},
+		{"http:opaque", ErrInvalidURL},
+		{"http://", ErrInvalidURL},
+		{"http://user:pass@example.org/", ErrInvalidURL},
+		{"http://example.org:99999/", ErrInvalidURL},
+		{"http://example.org/" + string(make([]byte, MaxURLLength)), ErrInvalidURL},
+		{"http://169.254.169.254/latest/meta-data/", ErrPrivateAddress},
+		{"http://10.0.0.1/", ErrPrivateAddress},
+		{"http://[::1]:8080/", ErrPrivateAddress},
+	}
+	for _, c := range cases {
+		if _, err := checkURL(c.url, false); !errors.Is(err, c.want) {
+			t.Errorf("checkURL(%.60q) = %v, want %v", c.url, err, c.want)
+		}
+	}
+	name, err := checkURL("HTTPS://Example.ORG:8443/a?b#c", false)
+	if err != nil || name != "example.org" {
+		t.Errorf("checkURL = %q, %v", name, err)
+	}
+}

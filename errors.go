@@ -1,0 +1,36 @@
+package polite
+
+import "errors"
+
+// Errors a Result (or Add) can carry. Each is matched with errors.Is; the
+// error itself says more (the URL, the address, the underlying cause).
+var (
+	// ErrClosed: the fetcher was closed before the URL was fetched (R11.2),
+	// or Add was called after Close.
+	ErrClosed = errors.New("polite: fetcher closed")
+
+	// ErrInvalidURL: the URL cannot be fetched as written (unparsable, no
+	// host, credentials in it, too long).
+	ErrInvalidURL = errors.New("polite: invalid URL")
+
+	// ErrUnsupportedScheme: only http and https are fetched (R10.2).
+	ErrUnsupportedScheme = errors.New("polite: unsupported URL scheme")
+
+	// ErrPrivateAddress: the host is, or resolves to, a loopback, private,
+	// link-local, multicast or unspecified address, and the Config does
+	// not allow private networks (R10.1).
+	ErrPrivateAddress = errors.New("polite: address not allowed")
+
+	// ErrUnresolved: the host name could not be resolved.
+	ErrUnresolved = errors.New("polite: host not resolved")
+
+	// ErrBodyTooLarge: the body was longer than Config.MaxBodyBytes; the
+	// Result holds the first MaxBodyBytes and Truncated is set (R8.1, R10.2).
+	ErrBodyTooLarge = errors.New("polite: body over the size cap")
+
+	// ErrTooManyRedirects: more than five redirects in a row (R8.3).
+	ErrTooManyRedirects = errors.New("polite: too many redirects")
+
+	// ErrRedirectLoop: a redirect led back to a URL already in the chain.
+	ErrRedirectLoop = errors.New("polite: redirect loop")
+)

@@ -1,0 +1,102 @@
+package polite
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// Bad input never panics or hangs: each case is a clear error from Add or
+// in the Result.
+func TestAddRefusesBadURLs(t *testing.T) {
+	checkNoLeaks(t)
+	f, err := New(Config{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, c := range []struct {
+		url  string
+		want error
+	}{
+		{"::not a url", ErrInvalidURL},
+		{"", ErrInvalidURL},
+		{"ftp://example.org/pub/file.txt", ErrUnsupportedScheme},
+		{"http://169.254.169.254/latest/meta-data/", ErrPrivateAddress},
+		{"http://10.0.0.1/", ErrPrivateAddress},
+		{"http://127.0.0.1:8080/", ErrPrivateAddress},
+	} {
+		if err := f.Add(context.Background(), c.url); !errors.Is(err, c.want) {
+			t.Errorf("Add(%q) = %v, want %v", c.url, err, c.want)
+		}
+	}
+	if f.Pending() != 0 {
+		t.Errorf("refused URLs were counted as accepted: Pending() = %d", f.Pending())
+	}
+}
+
+// R10.1: a name that resolves to loopback is refused without the allow
+// option: the Result says so, and no request reaches the farm.
+func TestNameResolvingToLoopback(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "inside.test"})
+	r.farm.MapName("sneaky.test", netip.MustParseAddr("127.0.0.1"))
+	r.start(Config{}, hooks{}) // AllowPrivateNetworks off
+	u1, u2 := r.farm.URL(h, "/"), "http://sneaky.test/"
+	r.add(u1, u2)
+	for u, res := range r.results(2) {
+		if !errors.Is(res.Err, ErrPrivateAddress) {
+			t.Errorf("%s: %v, want ErrPrivateAddress", u, res.Err)
+		}
+	}
+	if n := len(r.farm.Audit().Visits()); n != 0 {
+		t.Errorf("farm saw %d requests", n)
+	}
+}
+
+// A host that does not resolve gets ErrUnresolved for each of its URLs.
+func TestUnresolvedHost(t *testing.T) {
+	r := newRig(t)
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.add("http://nowhere.test/a", "http://nowhere.test/b")
+	for u, res := range r.results(2) {
+		if !errors.Is(res.Err, ErrUnresolved) {
+			t.Errorf("%s: %v, want ErrUnresolved", u, res.Err)
+		}
+	}
+}
+
+// R10.2: a body over the cap is cut at the cap, flagged, and named.
+func TestBodyOverCap(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "big.test", Pages: map[string]farm.Page{"/big": {Size: 5000}}})
+	r.start(Config{AllowPrivateNetworks: true, MaxBodyBytes: 1000}, hooks{})
+	u := r.farm.URL(h, "/big")
+	r.add(u)
+	res := r.results(1)[u]
+	if !errors.Is(res.Err, ErrBodyTooLarge) || !res.Truncated || len(res.Body) != 1000 {
+		t.Errorf("err %v, truncated %v, %d bytes; want ErrBodyTooLarge, true, 1000", res.Err, res.Truncated, len(res.Body))
+	}
+}
+
+// R10.2: a server that never finishes its body cannot hold a worker past
+// the request timeout. (Real time, because it is net/http's deadline that
+// is tested, not a politeness rule.)
+func TestBodyThatNeverEnds(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "tar.test", Pages: map[string]farm.Page{"/pit": {Hang: true}}})
+	r.start(Config{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond}, hooks{})
+	u := r.farm.URL(h, "/pit")
+	r.add(u, r.farm.URL(h, "/after"))
+	res := r.results(2)
+	if !errors.Is(res[u].Err, context.DeadlineExceeded) {
+		t.Errorf("hanging body: %v, want a deadline error", res[u].Err)
+	}
+	if after := res[r.farm.URL(h, "/after")]; after.Err != nil {
+		t.Errorf("the host's next URL: %v", after.Err)
+	}
+}

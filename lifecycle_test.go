@@ -1,0 +1,165 @@
+package polite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// R11.1, R11.2: Close in the middle of a run still yields exactly one
+// Result per accepted URL: the finished ones, the ones in flight (some of
+// them hanging forever), and the ones still queued; then io.EOF; and no
+// goroutine of the fetcher is left (checked by the rig on cleanup).
+func TestCloseMidRunLosesNothing(t *testing.T) {
+	r := newRig(t)
+	var urls []string
+	for i := range 40 {
+		s := farm.Site{Name: fmt.Sprintf("c%02d.test", i)}
+		if i%4 == 0 {
+			s.Pages = map[string]farm.Page{"/p1": {Hang: true}}
+		}
+		h := r.site(s)
+		urls = append(urls, r.pages(h, 5)...)
+	}
+	f := r.start(Config{AllowPrivateNetworks: true, MaxInFlight: 8}, hooks{})
+	r.add(urls...)
+	early := r.results(30) // some done, some hanging, most still queued
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Add(context.Background(), urls[0]); !errors.Is(err, ErrClosed) {
+		t.Errorf("Add after Close = %v, want ErrClosed", err)
+	}
+	late := drain(t, f)
+
+	seen := make(map[string]int)
+	closed := 0
+	for _, res := range early {
+		seen[res.URL]++
+	}
+	for _, res := range late {
+		seen[res.URL]++
+		if errors.Is(res.Err, ErrClosed) {
+			closed++
+		}
+	}
+	for _, u := range urls {
+		if seen[u] != 1 {
+			t.Errorf("%s: %d Results, want exactly 1", u, seen[u])
+		}
+	}
+	if len(early)+len(late) != len(urls) {
+		t.Errorf("%d Results for %d URLs", len(early)+len(late), len(urls))
+	}
+	if closed == 0 {
+		t.Error("no Result carries ErrClosed, yet Close came before the run could end")
+	}
+	if _, err := f.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Errorf("Next after drain = %v, want io.EOF", err)
+	}
+	if f.Pending() != 0 {
+		t.Errorf("Pending() = %d after drain", f.Pending())
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+		t.Errorf("farm audit: %v", rep)
+	}
+}
+
+// Close with nothing queued and nothing read returns at once and leaves
+// no goroutine behind; Next then says io.EOF.
+func TestCloseIdle(t *testing.T) {
+	checkNoLeaks(t)
+	f, err := New(Config{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.UserAgent() != "PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)" {
+		t.Errorf("User-Agent %q", f.UserAgent())
+	}
+	f.Close()
+	if _, err := f.Next(context.Background()); !errors.Is(err, io.EOF) {
+		t.Errorf("Next = %v, want io.EOF", err)
+	}
+}
+
+// Next honours its context while nothing is ready.
+func TestNextContext(t *testing.T) {
+	checkNoLeaks(t)
+	f, err := New(Config{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Next = %v, want context.Canceled", err)
+	}
+	if err := f.Add(ctx, "https://example.org/"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Add with a cancelled context = %v", err)
+	}
+}
+
+// Many readers and writers at once: every Result reaches exactly one
+// reader (run under -race).
+func TestConcurrentAddAndNext(t *testing.T) {
+	r := newRig(t)
+	var hosts []string
+	for i := range 20 {
+		hosts = append(hosts, r.site(farm.Site{Name: fmt.Sprintf("cc%02d.test", i)}))
+	}
+	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	const perHost = 3
+	errs := make(chan error, len(hosts))
+	for _, h := range hosts {
+		go func() {
+			for _, u := range r.pages(h, perHost) {
+				if err := f.Add(context.Background(), u); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range hosts {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan string, len(hosts)*perHost)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for range 4 {
+		go func() {
+			for {
+				res, err := f.Next(ctx)
+				if err != nil {
+					return
+				}
+				got <- res.URL
+			}
+		}()
+	}
+	seen := make(map[string]bool)
+	for range len(hosts) * perHost {
+		select {
+		case u := <-got:
+			if seen[u] {
+				t.Errorf("%s delivered twice", u)
+			}
+			seen[u] = true
+		case <-ctx.Done():
+			t.Fatalf("only %d Results", len(seen))
+		}
+	}
+	f.Close()
+}

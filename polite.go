@@ -1,0 +1,229 @@
+// Package polite fetches web pages politely: one request at a time per
+// server address, a rest after every response, robots.txt obeyed, refusals
+// taken as final, an honest User-Agent. The rules are in the code; options
+// can make the fetcher more careful, never less (see SPEC.md in the
+// project's shared notes, rules R1–R11).
+//
+// A Fetcher is a queue in and a queue out. Add URLs from any goroutine; pull
+// one Result per accepted URL with Next; Close when done. Inside, a single
+// dispatcher picks, among the server addresses whose rest is over, the one
+// due earliest, and hands one request to a bounded pool of workers.
+package polite
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/politecrawler/polite/internal/clock"
+)
+
+// Fetcher fetches the URLs given to Add, politely, and returns one Result
+// per URL through Next. It is safe for concurrent use. A Fetcher holds
+// goroutines and connections until Close.
+type Fetcher struct {
+	set     settings
+	ua      string // the User-Agent header
+	client  *http.Client
+	clk     clock.Clock
+	ctx     context.Context // cancelled by Close: ends requests in flight
+	cancel  context.CancelFunc
+	sched   *scheduler
+	results *resultQueue
+
+	accepted  atomic.Int64
+	delivered atomic.Int64
+
+	closeOnce  sync.Once
+	workers    sync.WaitGroup
+	dispatched chan struct{} // closed when the dispatcher has returned
+}
+
+// hooks are the seams tests reach through: a fake clock, a call when only
+// the passing of time can move the run on, and a host's Crawl-delay until
+// robots.txt is read.
+type hooks struct {
+	clock      clock.Clock
+	onIdle     func(time.Time)
+	crawlDelay func(host string) time.Duration
+}
+
+// New returns a running Fetcher for cfg, or an error when cfg names a
+// crawler dishonestly or malformed (ErrUserAgent, ErrImpersonation).
+func New(cfg Config) (*Fetcher, error) {
+	return newFetcher(cfg, hooks{clock: clock.Real{}})
+}
+
+func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
+	set, err := cfg.settle()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Fetcher{
+		set:        set,
+		ua:         set.ua.String(),
+		client:     newClient(set.allowPrivate),
+		clk:        hk.clock,
+		ctx:        ctx,
+		cancel:     cancel,
+		results:    newResultQueue(),
+		dispatched: make(chan struct{}),
+	}
+	f.sched = newScheduler(f, hk)
+	for range set.maxInFlight {
+		f.workers.Add(1)
+		go f.work()
+	}
+	go func() {
+		defer close(f.dispatched)
+		f.sched.run()
+	}()
+	return f, nil
+}
+
+// UserAgent returns the User-Agent header the fetcher sends.
+func (f *Fetcher) UserAgent() string { return f.ua }
+
+// Add accepts rawURL for fetching. It returns at once: the URL's Result
+// comes later through Next, exactly one per accepted URL, even if the URL
+// is disallowed, its host refuses, or the fetcher is closed first (R11).
+//
+// Add returns an error, and accepts nothing, for a URL that can never be
+// fetched: unparsable or too long (ErrInvalidURL), not http or https
+// (ErrUnsupportedScheme), a literal non-public address without
+// AllowPrivateNetworks (ErrPrivateAddress), or after Close (ErrClosed).
+func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name, err := checkURL(rawURL, f.set.allowPrivate)
+	if err != nil {
+		return err
+	}
+	f.accepted.Add(1)
+	if !f.sched.post(event{add: &task{raw: rawURL}, hostName: name}) {
+		f.accepted.Add(-1)
+		return ErrClosed
+	}
+	return nil
+}
+
+// Next returns the next Result, waiting for one if none is ready. After
+// Close, it returns the Results still queued, then io.EOF. It returns
+// ctx.Err() if ctx ends first.
+func (f *Fetcher) Next(ctx context.Context) (*Result, error) {
+	r, err := f.results.pop(ctx)
+	if err == nil {
+		f.delivered.Add(1)
+	}
+	return r, err
+}
+
+// Pending reports how many accepted URLs have not yet had their Result
+// returned by Next. A caller that alone adds and reads can loop
+// "for f.Pending() > 0 { f.Next(ctx) }".
+func (f *Fetcher) Pending() int { return int(f.accepted.Load() - f.delivered.Load()) }
+
+// Close stops the fetcher: requests in flight are cancelled, and every
+// accepted URL that has no Result yet gets one with ErrClosed (R11.2). It
+// waits for the fetcher's goroutines to end. Results already queued stay
+// readable through Next, which then returns io.EOF. Close is idempotent.
+func (f *Fetcher) Close() error {
+	f.closeOnce.Do(func() {
+		f.sched.post(event{close: true})
+		f.cancel()
+		<-f.dispatched
+		f.workers.Wait()
+		f.client.CloseIdleConnections()
+		f.results.close()
+	})
+	return nil
+}
+
+// work is one worker: it runs lookups and requests the dispatcher hands
+// out, and reports each back.
+func (f *Fetcher) work() {
+	defer f.workers.Done()
+	for j := range f.sched.jobs {
+		if j.resolve != nil {
+			f.sched.post(event{resolved: f.resolve(j.resolve)})
+			continue
+		}
+		f.sched.post(event{done: f.fetch(j.fetch, j.budget)})
+	}
+}
+
+// resolveTimeout bounds one host lookup.
+const resolveTimeout = 15 * time.Second
+
+// resolve looks a host up and picks the address its budget is keyed on:
+// the first one the fetcher may dial (R1.1, R10.1).
+func (f *Fetcher) resolve(h *host) *resolution {
+	ctx, cancel := context.WithTimeout(f.ctx, resolveTimeout)
+	defer cancel()
+	addrs, err := f.set.resolver.LookupNetIP(ctx, "ip", h.name)
+	if err != nil {
+		if f.ctx.Err() != nil {
+			return &resolution{host: h, err: fmt.Errorf("%w: resolving %s: %w", ErrClosed, h.name, err)}
+		}
+		return &resolution{host: h, err: fmt.Errorf("%w: %s: %w", ErrUnresolved, h.name, err)}
+	}
+	var refused error
+	for _, a := range addrs {
+		a = a.Unmap()
+		if err := checkAddress(a, f.set.allowPrivate); err != nil {
+			refused = err
+			continue
+		}
+		return &resolution{host: h, addr: a}
+	}
+	if refused != nil {
+		return &resolution{host: h, err: fmt.Errorf("%s resolves to no public address: %w", h.name, refused)}
+	}
+	return &resolution{host: h, err: fmt.Errorf("%w: %s: no addresses", ErrUnresolved, h.name)}
+}
+
+// checkURL says whether a URL can ever be fetched, and returns its host
+// name (lower-case, without port) when it can.
+func checkURL(raw string, allowPrivate bool) (string, error) {
+	if len(raw) > MaxURLLength {
+		return "", fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidURL, len(raw), MaxURLLength)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return "", fmt.Errorf("%w: %q is not absolute", ErrInvalidURL, raw)
+	default:
+		return "", fmt.Errorf("%w: %q in %q: only http and https", ErrUnsupportedScheme, u.Scheme, raw)
+	}
+	if u.Opaque != "" || u.Host == "" || u.Hostname() == "" {
+		return "", fmt.Errorf("%w: %q has no host", ErrInvalidURL, raw)
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("%w: %q carries credentials; the fetcher never logs in", ErrInvalidURL, raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%w: port %q", ErrInvalidURL, p)
+		}
+	}
+	name := strings.ToLower(u.Hostname())
+	if a, err := netip.ParseAddr(name); err == nil {
+		if err := checkAddress(a, allowPrivate); err != nil {
+			return "", fmt.Errorf("%s: %w", raw, err)
+		}
+	}
+	return name, nil
+}

@@ -1,0 +1,101 @@
+package polite
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// R8.3: a redirect to another host is a new request there, scheduled on
+// that host's budget; the Result records the chain.
+func TestRedirectToAnotherHost(t *testing.T) {
+	r := newRig(t)
+	to := r.site(farm.Site{Name: "new.test"})
+	target := r.farm.URL(to, "/landing")
+	from := r.site(farm.Site{Name: "old.test", Pages: map[string]farm.Page{"/moved": {Status: 301, Redirect: target}}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	u := r.farm.URL(from, "/moved")
+	r.add(u)
+	res := r.results(1)[u]
+	if res.Err != nil || res.Status != 200 || res.FinalURL != target {
+		t.Fatalf("got %d %v final %s", res.Status, res.Err, res.FinalURL)
+	}
+	if len(res.Redirects) != 1 || res.Redirects[0].URL != u || res.Redirects[0].Status != 301 || res.Redirects[0].Location != target {
+		t.Errorf("chain = %+v", res.Redirects)
+	}
+	if r.farm.Audit().Count(from) != 1 || r.farm.Audit().Count(to) != 1 {
+		t.Errorf("farm saw old %d, new %d requests", r.farm.Audit().Count(from), r.farm.Audit().Count(to))
+	}
+}
+
+// R8.3: a redirect within one host waits for that host's rest, like any
+// other request to it, and a relative Location is resolved.
+func TestRedirectSameHostRests(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "same.test", Pages: map[string]farm.Page{"/a": {Redirect: "/b"}}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	u := r.farm.URL(h, "/a")
+	r.add(u)
+	res := r.results(1)[u]
+	if res.Err != nil || res.FinalURL != r.farm.URL(h, "/b") {
+		t.Fatalf("got %v final %s", res.Err, res.FinalURL)
+	}
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 2, MinRest)
+}
+
+// R8.3: a loop is caught without another request, and a chain longer than
+// five hops is cut after the fifth redirect: six requests in all.
+func TestRedirectLoopAndLimit(t *testing.T) {
+	r := newRig(t)
+	loop := r.site(farm.Site{Name: "loop.test", Pages: map[string]farm.Page{
+		"/x": {Redirect: "/y"},
+		"/y": {Redirect: "/x"},
+	}})
+	long := r.site(farm.Site{Name: "long.test", Default: func(path string) farm.Page {
+		return farm.Page{Redirect: strings.TrimSuffix(path, "/") + "/next"}
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	lu, gu := r.farm.URL(loop, "/x"), r.farm.URL(long, "/")
+	r.add(lu, gu)
+	res := r.results(2)
+	if !errors.Is(res[lu].Err, ErrRedirectLoop) || len(res[lu].Redirects) != 2 {
+		t.Errorf("loop: %v after %d hops", res[lu].Err, len(res[lu].Redirects))
+	}
+	if n := r.farm.Audit().Count(loop); n != 2 {
+		t.Errorf("loop: farm saw %d requests, want 2", n)
+	}
+	if !errors.Is(res[gu].Err, ErrTooManyRedirects) || len(res[gu].Redirects) != MaxRedirects+1 {
+		t.Errorf("long chain: %v after %d hops", res[gu].Err, len(res[gu].Redirects))
+	}
+	if n := r.farm.Audit().Count(long); n != MaxRedirects+1 {
+		t.Errorf("long chain: farm saw %d requests, want %d", n, MaxRedirects+1)
+	}
+	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+		t.Errorf("farm audit: %v", rep)
+	}
+}
+
+// A redirect to a scheme the fetcher does not speak, or to a URL with
+// credentials, ends the chain with the reason; nothing more is requested.
+func TestRedirectToForbiddenTarget(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "bad.test", Pages: map[string]farm.Page{
+		"/ftp":   {Redirect: "ftp://files.test/x"},
+		"/creds": {Redirect: "http://user:pw@bad.test/"},
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	ftp, creds := r.farm.URL(h, "/ftp"), r.farm.URL(h, "/creds")
+	r.add(ftp, creds)
+	res := r.results(2)
+	if !errors.Is(res[ftp].Err, ErrUnsupportedScheme) {
+		t.Errorf("ftp redirect: %v", res[ftp].Err)
+	}
+	if !errors.Is(res[creds].Err, ErrInvalidURL) {
+		t.Errorf("credentials redirect: %v", res[creds].Err)
+	}
+	if n := r.farm.Audit().Count(h); n != 2 {
+		t.Errorf("farm saw %d requests, want 2", n)
+	}
+}

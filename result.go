@@ -1,0 +1,121 @@
+package polite
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// Result is the outcome of one URL given to Add: exactly one per accepted
+// URL (R11.1). Either Err is nil and the response is here, or Err says why
+// there is no page (errors.Is against the package's Err… values), with as
+// much of the response as there was.
+type Result struct {
+	// URL is the URL as given to Add.
+	URL string
+	// FinalURL is the URL of the last request made for it: URL itself, or
+	// where its redirects led.
+	FinalURL string
+	// Redirects lists the redirects followed, in order (R8.3).
+	Redirects []Hop
+
+	Status int
+	Header http.Header
+	Body   []byte
+	// Truncated is set when the body was cut at the size cap.
+	Truncated bool
+	// NotModified is set when the server answered 304 to a conditional
+	// request and Body is the stored copy (R6).
+	NotModified bool
+
+	Err error
+
+	// Addr is the server address dialled for the last request.
+	Addr netip.Addr
+	// Started is when the last request was sent; Duration is how long it
+	// took, to the last byte of the body or the failure (R1.3).
+	Started  time.Time
+	Duration time.Duration
+	// Rest is the wait this response imposed on its budget before the
+	// next request to the same address, and the term of R2 that set it.
+	Rest Rest
+}
+
+// Hop is one redirect: the URL requested, the status it answered, and the
+// rest that response imposed on its budget.
+type Hop struct {
+	URL      string
+	Status   int
+	Location string
+	Rest     Rest
+}
+
+// resultQueue is an unbounded FIFO of results: a fetcher never drops a
+// result because its caller is slow to read (R11.1).
+type resultQueue struct {
+	mu     sync.Mutex
+	items  []*Result
+	head   int
+	closed bool
+	ready  chan struct{} // one-slot: "there may be something to read"
+}
+
+func newResultQueue() *resultQueue { return &resultQueue{ready: make(chan struct{}, 1)} }
+
+func (q *resultQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *resultQueue) push(r *Result) {
+	q.mu.Lock()
+	q.items = append(q.items, r)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// close marks the end: once drained, pop returns io.EOF.
+func (q *resultQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *resultQueue) pop(ctx context.Context) (*Result, error) {
+	for {
+		q.mu.Lock()
+		if q.head < len(q.items) {
+			r := q.items[q.head]
+			q.items[q.head] = nil
+			q.head++
+			if q.head == len(q.items) {
+				q.items, q.head = q.items[:0], 0
+			} else if q.head > 1024 && q.head*2 > len(q.items) {
+				q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
+			}
+			more := q.head < len(q.items) || q.closed
+			q.mu.Unlock()
+			if more { // pass the wake-up on to another reader
+				q.signal()
+			}
+			return r, nil
+		}
+		if q.closed {
+			q.mu.Unlock()
+			q.signal()
+			return nil, io.EOF
+		}
+		q.mu.Unlock()
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,405 @@
+package polite
+
+import (
+	"container/heap"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/politecrawler/polite/internal/clock"
+)
+
+// The scheduler keeps R1: one request in flight per budget, many budgets in
+// parallel, each resting after a response as R2 says. A budget is a server
+// address: every host that resolves to it shares it (R1.1).
+//
+// One goroutine, the dispatcher, owns all scheduling state; Add and the
+// workers talk to it through an inbox, so nothing here needs a lock. It
+// sleeps on one timer until the earliest budget is due, or until the inbox
+// has news: no goroutine per host or URL, and no polling.
+
+// task is one accepted URL on its way to a Result, across its redirects.
+type task struct {
+	raw  string // as given to Add
+	cur  string // the URL of the next request; "" means raw
+	host *host
+	hops []Hop
+}
+
+func (t *task) url() string {
+	if t.cur == "" {
+		return t.raw
+	}
+	return t.cur
+}
+
+// host is a host name and what the scheduler knows of it.
+type host struct {
+	name      string  // lower-case name or IP literal, without port
+	resolving bool    // a lookup is queued or running
+	err       error   // the lookup failed: final for the run
+	budget    *budget // set once resolved
+	waiting   []*task // accepted while resolving
+	// crawlDelay is the host's robots.txt Crawl-delay (R2.3). The robots
+	// cache sets it; until then only the hooks do, in tests.
+	crawlDelay time.Duration
+}
+
+// budget is one server address: its queue and when it may be asked again.
+type budget struct {
+	addr   netip.Addr
+	queue  []*task
+	head   int
+	busy   bool      // a request is in flight
+	nextAt time.Time // end of the last response + its rest
+	index  int       // position in the due heap; -1 when not in it
+	// crawlDelay is the Crawl-delay that applies to this budget (R2.3):
+	// the largest of its hosts', once robots.txt is read.
+	crawlDelay time.Duration
+}
+
+func (b *budget) pending() int { return len(b.queue) - b.head }
+
+func (b *budget) pop() *task {
+	t := b.queue[b.head]
+	b.queue[b.head] = nil
+	b.head++
+	if b.head == len(b.queue) {
+		b.queue, b.head = b.queue[:0], 0
+	}
+	return t
+}
+
+// dueHeap orders idle budgets with queued work by the time they may send.
+type dueHeap []*budget
+
+func (h dueHeap) Len() int           { return len(h) }
+func (h dueHeap) Less(i, j int) bool { return h[i].nextAt.Before(h[j].nextAt) }
+func (h dueHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *dueHeap) Push(x any) {
+	b := x.(*budget)
+	b.index = len(*h)
+	*h = append(*h, b)
+}
+func (h *dueHeap) Pop() any {
+	old := *h
+	b := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	b.index = -1
+	return b
+}
+
+// event is a message to the dispatcher; exactly one field is set.
+type event struct {
+	add      *task       // accepted by Add; hostName says where it goes
+	hostName string      //
+	resolved *resolution // a worker finished a lookup
+	done     *completion // a worker finished a request
+	close    bool        // Close was called
+}
+
+type resolution struct {
+	host *host
+	addr netip.Addr
+	err  error
+}
+
+// completion is what a worker reports after one request.
+type completion struct {
+	task      *task
+	budget    *budget
+	status    int
+	header    http.Header
+	body      []byte
+	truncated bool
+	err       error
+	start     time.Time
+	end       time.Time // the body was read or the request failed (R1.3)
+}
+
+// job is work for a worker: a lookup or a request.
+type job struct {
+	resolve *host
+	fetch   *task
+	budget  *budget
+}
+
+type scheduler struct {
+	f       *Fetcher
+	clk     clock.Clock
+	hooks   hooks
+	hosts   map[string]*host
+	budgets map[netip.Addr]*budget
+	due     dueHeap
+	lookups []*host // hosts waiting for a worker to resolve them
+	running int     // jobs handed to workers and not yet reported
+	jobs    chan job
+	closing bool
+
+	mu     sync.Mutex // guards inbox and closed
+	inbox  []event
+	spare  []event
+	closed bool
+	wake   chan struct{}
+}
+
+func newScheduler(f *Fetcher, hk hooks) *scheduler {
+	return &scheduler{
+		f:       f,
+		clk:     hk.clock,
+		hooks:   hk,
+		hosts:   make(map[string]*host),
+		budgets: make(map[netip.Addr]*budget),
+		jobs:    make(chan job, f.set.maxInFlight),
+		wake:    make(chan struct{}, 1),
+	}
+}
+
+// post hands an event to the dispatcher. Adds are refused once Close has
+// been posted; reports from workers never are.
+func (s *scheduler) post(ev event) bool {
+	s.mu.Lock()
+	if s.closed && (ev.add != nil || ev.close) {
+		s.mu.Unlock()
+		return false
+	}
+	if ev.close {
+		s.closed = true
+	}
+	s.inbox = append(s.inbox, ev)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+func (s *scheduler) take() []event {
+	s.mu.Lock()
+	evs := s.inbox
+	s.inbox = s.spare[:0]
+	s.mu.Unlock()
+	return evs
+}
+
+func (s *scheduler) inboxEmpty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.inbox) == 0
+}
+
+// run is the dispatcher. It returns, after closing the job channel, once
+// Close was posted and every job handed out has been reported.
+func (s *scheduler) run() {
+	timer := s.clk.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		evs := s.take()
+		for i := range evs {
+			s.handle(evs[i])
+			evs[i] = event{}
+		}
+		s.mu.Lock()
+		s.spare = evs[:0]
+		s.mu.Unlock()
+
+		if s.closing && s.running == 0 {
+			close(s.jobs)
+			return
+		}
+		now := s.clk.Now()
+		s.dispatch(now)
+
+		var tick <-chan time.Time
+		if s.running < s.f.set.maxInFlight && len(s.due) > 0 {
+			next := s.due[0].nextAt
+			timer.Reset(next.Sub(now))
+			tick = timer.C()
+			if s.hooks.onIdle != nil && s.running == 0 && s.inboxEmpty() {
+				s.hooks.onIdle(next)
+			}
+		}
+		select {
+		case <-s.wake:
+		case <-tick:
+		}
+		timer.Stop()
+	}
+}
+
+func (s *scheduler) handle(ev event) {
+	switch {
+	case ev.add != nil:
+		s.admit(ev.add, ev.hostName)
+	case ev.resolved != nil:
+		s.running--
+		s.resolved(ev.resolved)
+	case ev.done != nil:
+		s.running--
+		s.completed(ev.done)
+	case ev.close:
+		s.close()
+	}
+}
+
+// admit puts a task in its host's budget, or with the host while its
+// address is being looked up.
+func (s *scheduler) admit(t *task, name string) {
+	if s.closing {
+		s.finish(t, &Result{Err: ErrClosed})
+		return
+	}
+	h := s.hosts[name]
+	if h == nil {
+		h = &host{name: name}
+		if s.hooks.crawlDelay != nil {
+			h.crawlDelay = s.hooks.crawlDelay(name)
+		}
+		s.hosts[name] = h
+		if a, err := netip.ParseAddr(name); err == nil {
+			s.attach(h, a.Unmap())
+		} else {
+			h.resolving = true
+			s.lookups = append(s.lookups, h)
+		}
+	}
+	t.host = h
+	switch {
+	case h.err != nil:
+		s.finish(t, &Result{Err: h.err})
+	case h.resolving:
+		h.waiting = append(h.waiting, t)
+	default:
+		s.enqueue(h.budget, t)
+	}
+}
+
+// attach gives a resolved host its budget: the one of its address, shared
+// with every other host there (R1.1).
+func (s *scheduler) attach(h *host, a netip.Addr) {
+	b := s.budgets[a]
+	if b == nil {
+		b = &budget{addr: a, index: -1}
+		s.budgets[a] = b
+	}
+	// Hosts sharing an address share its rest: the longest Crawl-delay
+	// among them applies to all, the more polite reading of R2.3.
+	b.crawlDelay = max(b.crawlDelay, h.crawlDelay)
+	h.budget = b
+}
+
+func (s *scheduler) enqueue(b *budget, t *task) {
+	b.queue = append(b.queue, t)
+	if !b.busy && b.index < 0 {
+		heap.Push(&s.due, b)
+	}
+}
+
+// dispatch hands out work while workers are free: lookups first (they
+// unblock budgets), then every budget whose rest is over, earliest first.
+func (s *scheduler) dispatch(now time.Time) {
+	max := s.f.set.maxInFlight
+	for s.running < max && len(s.lookups) > 0 {
+		h := s.lookups[0]
+		s.lookups[0] = nil
+		s.lookups = s.lookups[1:]
+		s.running++
+		s.jobs <- job{resolve: h}
+	}
+	for s.running < max && len(s.due) > 0 && !s.due[0].nextAt.After(now) {
+		b := heap.Pop(&s.due).(*budget)
+		b.busy = true
+		s.running++
+		s.jobs <- job{fetch: b.pop(), budget: b}
+	}
+}
+
+func (s *scheduler) resolved(r *resolution) {
+	h := r.host
+	h.resolving = false
+	waiting := h.waiting
+	h.waiting = nil
+	if r.err != nil {
+		h.err = r.err
+		for _, t := range waiting {
+			s.finish(t, &Result{Err: r.err})
+		}
+		return
+	}
+	s.attach(h, r.addr)
+	for _, t := range waiting {
+		if s.closing {
+			s.finish(t, &Result{Err: ErrClosed})
+			continue
+		}
+		s.enqueue(h.budget, t)
+	}
+}
+
+// completed re-arms the budget with its rest (R2), measured from the end
+// of the response (R1.3), then follows a redirect or delivers the result.
+func (s *scheduler) completed(c *completion) {
+	b := c.budget
+	b.busy = false
+	rest := restAfter(s.f.set.pacing, c.end.Sub(c.start), b.crawlDelay)
+	b.nextAt = c.end.Add(rest.Wait)
+	if b.pending() > 0 {
+		heap.Push(&s.due, b)
+	}
+
+	t := c.task
+	r := &Result{
+		Status:    c.status,
+		Header:    c.header,
+		Body:      c.body,
+		Truncated: c.truncated,
+		Err:       c.err,
+		Addr:      b.addr,
+		Started:   c.start,
+		Duration:  c.end.Sub(c.start),
+		Rest:      rest,
+	}
+	if c.err == nil && isRedirect(c.status) && c.header.Get("Location") != "" {
+		s.follow(t, r)
+		return
+	}
+	s.finish(t, r)
+}
+
+// close ends the run: every queued URL gets ErrClosed now; requests in
+// flight were cancelled by Close and report as they end.
+func (s *scheduler) close() {
+	s.closing = true
+	for _, h := range s.lookups {
+		h.resolving = false
+		h.err = ErrClosed
+		for _, t := range h.waiting {
+			s.finish(t, &Result{Err: ErrClosed})
+		}
+		h.waiting = nil
+	}
+	s.lookups = nil
+	for _, b := range s.budgets {
+		for b.pending() > 0 {
+			s.finish(b.pop(), &Result{Err: ErrClosed})
+		}
+	}
+	for _, b := range s.due {
+		b.index = -1
+	}
+	s.due = s.due[:0]
+}
+
+// finish delivers a task's one Result (R11.1).
+func (s *scheduler) finish(t *task, r *Result) {
+	r.URL = t.raw
+	r.FinalURL = t.url()
+	r.Redirects = t.hops
+	s.f.results.push(r)
+}

@@ -1,0 +1,227 @@
+package polite
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// pages returns n URLs of one farm host.
+func (r *rig) pages(host string, n int) []string {
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = r.farm.URL(host, fmt.Sprintf("/p%d", i))
+	}
+	return urls
+}
+
+// gaps returns the server-side gaps between consecutive visits of a host.
+func gaps(vs []farm.Visit) []time.Duration {
+	var out []time.Duration
+	for i := 1; i < len(vs); i++ {
+		out = append(out, vs[i].Start.Sub(vs[i-1].End))
+	}
+	return out
+}
+
+func wantGaps(t *testing.T, host string, vs []farm.Visit, n int, want time.Duration) {
+	t.Helper()
+	if len(vs) != n {
+		t.Fatalf("%s: farm saw %d requests, want %d", host, len(vs), n)
+	}
+	for i, g := range gaps(vs) {
+		if g != want {
+			t.Errorf("%s: gap %d = %v, want exactly %v", host, i, g, want)
+		}
+	}
+}
+
+// R2.1: a fast host rests exactly the 3 s floor between requests, no less
+// (politeness) and no more (the scheduler loses nothing to itself).
+func TestFloorBetweenRequests(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "fast.test"})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.add(r.pages(h, 4)...)
+	for u, res := range r.results(4) {
+		if res.Err != nil || res.Status != 200 {
+			t.Errorf("%s: %d %v", u, res.Status, res.Err)
+		}
+		if res.Rest != (Rest{MinRest, RestFloor}) {
+			t.Errorf("%s: rest %v, want 3s (floor)", u, res.Rest)
+		}
+	}
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, MinRest)
+}
+
+// R2.1 made more polite by the caller: MinRest above the floor is kept.
+func TestRaisedFloor(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "fast.test"})
+	r.start(Config{AllowPrivateNetworks: true, MinRest: 7 * time.Second}, hooks{})
+	r.add(r.pages(h, 3)...)
+	r.results(3)
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, 7*time.Second)
+}
+
+// R2.2: a host that takes 2 s per answer rests 10 s; one that takes 7 s
+// rests the 30 s cap, not 35 s.
+func TestDurationTermAndCap(t *testing.T) {
+	for _, c := range []struct {
+		latency, rest time.Duration
+		term          RestTerm
+	}{
+		{2 * time.Second, 10 * time.Second, RestDuration},
+		{7 * time.Second, 30 * time.Second, RestDuration},
+		{400 * time.Millisecond, 3 * time.Second, RestFloor},
+	} {
+		t.Run(c.latency.String(), func(t *testing.T) {
+			r := newRig(t)
+			h := r.site(farm.Site{Name: "slow.test", Latency: c.latency})
+			r.start(Config{AllowPrivateNetworks: true}, hooks{})
+			r.add(r.pages(h, 3)...)
+			for u, res := range r.results(3) {
+				if res.Duration != c.latency {
+					t.Errorf("%s: duration %v, want %v", u, res.Duration, c.latency)
+				}
+				if res.Rest != (Rest{c.rest, c.term}) {
+					t.Errorf("%s: rest %v, want %v (%v)", u, res.Rest, c.rest, c.term)
+				}
+			}
+			wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, c.rest)
+		})
+	}
+}
+
+// R2.3: Crawl-delay sets the rest when it is the longest term, capped at
+// 60 s. (The value comes through the seam robots.txt will fill.)
+func TestCrawlDelayTermAndCap(t *testing.T) {
+	for _, c := range []struct{ delay, rest time.Duration }{
+		{10 * time.Second, 10 * time.Second},
+		{5 * time.Minute, 60 * time.Second},
+	} {
+		t.Run(c.delay.String(), func(t *testing.T) {
+			r := newRig(t)
+			h := r.site(farm.Site{Name: "delay.test"})
+			r.start(Config{AllowPrivateNetworks: true}, hooks{crawlDelay: func(string) time.Duration { return c.delay }})
+			r.add(r.pages(h, 3)...)
+			for u, res := range r.results(3) {
+				if res.Rest != (Rest{c.rest, RestCrawlDelay}) {
+					t.Errorf("%s: rest %v, want %v (crawl-delay)", u, res.Rest, c.rest)
+				}
+			}
+			wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, c.rest)
+		})
+	}
+}
+
+// R1.3: the rest counts from the end of the body, not from the request. A
+// page whose body takes 10 s to arrive makes a 30 s rest (5 × 10 s, capped)
+// that starts when the last byte arrived: the next request starts 40 s
+// after the slow one did, not 30 s.
+func TestRestFromEndOfSlowBody(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "trickle.test", Pages: map[string]farm.Page{
+		"/slow": {BodyDelay: 10 * time.Second},
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	slow, next := r.farm.URL(h, "/slow"), r.farm.URL(h, "/next")
+	r.add(slow, next)
+	res := r.results(2)
+	if res[slow].Duration != 10*time.Second || res[slow].Rest != (Rest{30 * time.Second, RestDuration}) {
+		t.Errorf("slow page: duration %v rest %v", res[slow].Duration, res[slow].Rest)
+	}
+	vs := r.farm.Audit().VisitsTo(h)
+	if len(vs) != 2 {
+		t.Fatalf("farm saw %d requests", len(vs))
+	}
+	if got := vs[0].End.Sub(vs[0].Start); got != 10*time.Second {
+		t.Errorf("farm: slow visit lasted %v, want 10s", got)
+	}
+	if got := vs[1].Start.Sub(vs[0].End); got != 30*time.Second {
+		t.Errorf("farm: gap after the body's end = %v, want 30s", got)
+	}
+	if got := vs[1].Start.Sub(vs[0].Start); got != 40*time.Second {
+		t.Errorf("farm: start to start = %v, want 40s (rest counted from the request's start?)", got)
+	}
+}
+
+// R1.1: two names on one address share one budget; the same two names on
+// two addresses are fetched side by side.
+func TestNamesOnOneAddressShareABudget(t *testing.T) {
+	r := newRig(t)
+	addr, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.site(farm.Site{Name: "a.shared.test", Addr: addr})
+	b := r.site(farm.Site{Name: "b.shared.test", Addr: addr})
+	c := r.site(farm.Site{Name: "c.alone.test"})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	var urls []string
+	for i := range 3 {
+		urls = append(urls, r.farm.URL(a, fmt.Sprintf("/%d", i)), r.farm.URL(b, fmt.Sprintf("/%d", i)), r.farm.URL(c, fmt.Sprintf("/%d", i)))
+	}
+	r.add(urls...)
+	r.results(len(urls))
+
+	audit := r.farm.Audit()
+	rep := audit.Report(restRule(MinRest))
+	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+		t.Fatalf("farm audit: %v", rep)
+	}
+	// Six requests on the shared address, each 3 s after the previous one.
+	var shared []farm.Visit
+	for _, v := range audit.Visits() {
+		if v.Addr == addr {
+			shared = append(shared, v)
+		}
+	}
+	if len(shared) != 6 {
+		t.Fatalf("shared address saw %d requests, want 6", len(shared))
+	}
+	for i, g := range gaps(shared) {
+		if g != MinRest {
+			t.Errorf("shared address gap %d = %v, want 3s", i, g)
+		}
+	}
+	// The host alone on its address is not held back by the other two:
+	// its third request is at 6 s, while the shared address needs 15 s.
+	alone := audit.VisitsTo(c)
+	if last := alone[len(alone)-1].Start.Sub(alone[0].Start); last != 2*MinRest {
+		t.Errorf("lone host finished at +%v, want +6s", last)
+	}
+}
+
+// R1.1, R1.2 at scale: 500 hosts on 500 addresses; the farm sees no overlap
+// and no gap below the rest on any address, and every URL has its Result.
+func TestFiveHundredHosts(t *testing.T) {
+	r := newRig(t)
+	const hosts, perHost = 500, 3
+	var urls []string
+	for i := range hosts {
+		h := r.site(farm.Site{Name: fmt.Sprintf("h%03d.test", i)})
+		urls = append(urls, r.pages(h, perHost)...)
+	}
+	r.start(Config{AllowPrivateNetworks: true, MaxInFlight: 32}, hooks{})
+	r.add(urls...)
+	for u, res := range r.results(len(urls)) {
+		if res.Err != nil || res.Status != 200 {
+			t.Errorf("%s: %d %v", u, res.Status, res.Err)
+		}
+	}
+	rep := r.farm.Audit().Report(restRule(MinRest))
+	if rep.Requests != hosts*perHost || rep.Addresses != hosts {
+		t.Errorf("farm saw %d requests on %d addresses, want %d on %d", rep.Requests, rep.Addresses, hosts*perHost, hosts)
+	}
+	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+		t.Errorf("farm audit: %v", rep)
+	}
+	for a, g := range rep.MinGap {
+		if g < MinRest {
+			t.Errorf("%v: smallest gap %v", a, g)
+		}
+	}
+}
