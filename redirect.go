@@ -21,7 +21,10 @@ func isRedirect(status int) bool {
 func (s *scheduler) follow(t *task, r *Result) {
 	from := t.url()
 	loc := r.Header.Get("Location")
-	t.hops = append(t.hops, Hop{URL: from, Status: r.Status, Location: loc, Rest: r.Rest})
+	t.hops = append(t.hops, Hop{
+		URL: from, Status: r.Status, Location: loc,
+		Addr: r.Addr, Started: r.Started, Duration: r.Duration, Rest: r.Rest,
+	})
 	if s.closing {
 		r.Err = ErrClosed
 		s.finish(t, r)

@@ -44,12 +44,15 @@ type Result struct {
 	Rest Rest
 }
 
-// Hop is one redirect: the URL requested, the status it answered, and the
-// rest that response imposed on its budget.
+// Hop is one redirect: the request that answered with it, where it
+// pointed, and the rest that response imposed on its budget.
 type Hop struct {
 	URL      string
 	Status   int
 	Location string
+	Addr     netip.Addr
+	Started  time.Time
+	Duration time.Duration
 	Rest     Rest
 }
 
