@@ -225,3 +225,25 @@ func TestFiveHundredHosts(t *testing.T) {
 		}
 	}
 }
+
+// R1.1: a URL added while its budget has a request in flight waits for
+// that request to end and for the rest after it; it is not sent alongside.
+func TestAddWhileInFlightWaits(t *testing.T) {
+	r := newRig(t)
+	gate := make(chan struct{})
+	entered := make(chan string)
+	a := r.site(farm.Site{Name: "busy.test", Pages: map[string]farm.Page{"/held": {Gate: gate, Entered: entered}}})
+	c := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{"/x": {Entered: entered}}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.add(r.farm.URL(a, "/held"))
+	<-entered // busy.test's budget has a request in flight
+	r.add(r.farm.URL(a, "/second"), r.farm.URL(c, "/x"))
+	<-entered // the dispatcher has taken both adds: other.test is being fetched
+	close(gate)
+	r.results(3)
+	rep := r.farm.Audit().Report(restRule(MinRest))
+	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+		t.Errorf("farm audit: %v", rep)
+	}
+	wantGaps(t, a, r.farm.Audit().VisitsTo(a), 2, MinRest)
+}

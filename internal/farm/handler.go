@@ -52,6 +52,24 @@ func (f *Farm) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // is called just before the last body byte is written (see finish).
 func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end func()) {
 	ctx := r.Context()
+	if p.Entered != nil {
+		select {
+		case p.Entered <- r.URL.Path:
+		case <-ctx.Done():
+			return
+		case <-f.done:
+			return
+		}
+	}
+	if p.Gate != nil {
+		select {
+		case <-p.Gate:
+		case <-ctx.Done():
+			return
+		case <-f.done:
+			return
+		}
+	}
 	if !f.wait(ctx, s.Latency+p.Latency) {
 		return
 	}

@@ -52,6 +52,13 @@ type Page struct {
 	Hang bool
 	// Redirect is the Location header value.
 	Redirect string
+	// Entered, when set, receives the request's path as the handler
+	// starts, so a test knows a request is in flight without waiting.
+	Entered chan<- string
+	// Gate, when set, holds the answer until it is closed (or the client
+	// goes away, or the farm closes): a request kept in flight for as long
+	// as a test needs it.
+	Gate <-chan struct{}
 }
 
 // AddSite registers s.Name on s.Addr, taking a fresh address from NewAddr
