@@ -17,51 +17,56 @@ func isRedirect(status int) bool {
 
 // follow turns a redirect into the task's next request. The new URL goes
 // back through admission: its own host, its own budget and rest, its own
-// checks (R8.3). The chain is kept; a loop or a sixth hop ends it.
+// checks (R8.3). A redirect that is not followed (a loop, a sixth hop, a
+// target the fetcher may not fetch) ends the chain: the Result is that
+// last response, with the reason, and Redirects holds only the hops
+// followed before it.
 func (s *scheduler) follow(t *task, r *Result) {
 	from := t.url()
 	loc := r.Header.Get("Location")
+	target, name, err := s.redirectTarget(t, from, loc)
+	if err != nil {
+		r.Err = err
+		s.finish(t, r)
+		return
+	}
 	t.hops = append(t.hops, Hop{
 		URL: from, Status: r.Status, Location: loc,
 		Addr: r.Addr, Started: r.Started, Duration: r.Duration, Rest: r.Rest,
 	})
+	t.cur = target
+	s.admit(t, name)
+}
+
+// redirectTarget resolves a Location against the URL that sent it and
+// says whether the chain may go there.
+func (s *scheduler) redirectTarget(t *task, from, loc string) (target, name string, err error) {
 	if s.closing {
-		r.Err = ErrClosed
-		s.finish(t, r)
-		return
+		return "", "", ErrClosed
+	}
+	if len(t.hops) >= MaxRedirects {
+		return "", "", fmt.Errorf("%w: %s redirected more than %d times", ErrTooManyRedirects, t.raw, MaxRedirects)
 	}
 	base, err := url.Parse(from)
 	if err != nil { // cannot happen: from was admitted
-		r.Err = fmt.Errorf("%w: %q", ErrInvalidURL, from)
-		s.finish(t, r)
-		return
+		return "", "", fmt.Errorf("%w: %q", ErrInvalidURL, from)
 	}
 	next, err := base.Parse(loc)
 	if err != nil {
-		r.Err = fmt.Errorf("%w: redirect from %s to %q: %v", ErrInvalidURL, from, loc, err)
-		s.finish(t, r)
-		return
+		return "", "", fmt.Errorf("%w: redirect from %s to %q: %v", ErrInvalidURL, from, loc, err)
 	}
 	next.Fragment, next.RawFragment = "", ""
-	target := next.String()
-	if len(t.hops) > MaxRedirects {
-		r.Err = fmt.Errorf("%w: %d redirects from %s", ErrTooManyRedirects, len(t.hops), t.raw)
-		s.finish(t, r)
-		return
-	}
+	target = next.String()
+	loop := target == from
 	for _, h := range t.hops {
-		if h.URL == target {
-			r.Err = fmt.Errorf("%w: %s leads back to %s", ErrRedirectLoop, from, target)
-			s.finish(t, r)
-			return
-		}
+		loop = loop || h.URL == target
 	}
-	name, err := checkURL(target, s.f.set.allowPrivate)
+	if loop {
+		return "", "", fmt.Errorf("%w: %s leads back to %s", ErrRedirectLoop, from, target)
+	}
+	name, err = checkURL(target, s.f.set.allowPrivate)
 	if err != nil {
-		r.Err = fmt.Errorf("redirect from %s: %w", from, err)
-		s.finish(t, r)
-		return
+		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
 	}
-	t.cur = target
-	s.admit(t, name)
+	return target, name, nil
 }

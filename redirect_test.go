@@ -46,27 +46,33 @@ func TestRedirectSameHostRests(t *testing.T) {
 }
 
 // R8.3: a loop is caught without another request, and a chain longer than
-// five hops is cut after the fifth redirect: six requests in all.
+// five hops is cut after the fifth redirect: six requests in all. The
+// Result is the last response, not followed; Redirects, the hops followed.
 func TestRedirectLoopAndLimit(t *testing.T) {
 	r := newRig(t)
 	loop := r.site(farm.Site{Name: "loop.test", Pages: map[string]farm.Page{
-		"/x": {Redirect: "/y"},
-		"/y": {Redirect: "/x"},
+		"/x":    {Redirect: "/y"},
+		"/y":    {Redirect: "/x"},
+		"/s":    {Redirect: "/self"},
+		"/self": {Redirect: "/self"},
 	}})
 	long := r.site(farm.Site{Name: "long.test", Default: func(path string) farm.Page {
 		return farm.Page{Redirect: strings.TrimSuffix(path, "/") + "/next"}
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
-	lu, gu := r.farm.URL(loop, "/x"), r.farm.URL(long, "/")
-	r.add(lu, gu)
-	res := r.results(2)
-	if !errors.Is(res[lu].Err, ErrRedirectLoop) || len(res[lu].Redirects) != 2 {
+	lu, gu, su := r.farm.URL(loop, "/x"), r.farm.URL(long, "/"), r.farm.URL(loop, "/s")
+	r.add(lu, gu, su)
+	res := r.results(3)
+	if !errors.Is(res[su].Err, ErrRedirectLoop) || len(res[su].Redirects) != 1 {
+		t.Errorf("self redirect: %v after %d hops", res[su].Err, len(res[su].Redirects))
+	}
+	if !errors.Is(res[lu].Err, ErrRedirectLoop) || len(res[lu].Redirects) != 1 || res[lu].Status != 302 {
 		t.Errorf("loop: %v after %d hops", res[lu].Err, len(res[lu].Redirects))
 	}
-	if n := r.farm.Audit().Count(loop); n != 2 {
-		t.Errorf("loop: farm saw %d requests, want 2", n)
+	if n := r.farm.Audit().Count(loop); n != 4 {
+		t.Errorf("loops: farm saw %d requests, want 4", n)
 	}
-	if !errors.Is(res[gu].Err, ErrTooManyRedirects) || len(res[gu].Redirects) != MaxRedirects+1 {
+	if !errors.Is(res[gu].Err, ErrTooManyRedirects) || len(res[gu].Redirects) != MaxRedirects {
 		t.Errorf("long chain: %v after %d hops", res[gu].Err, len(res[gu].Redirects))
 	}
 	if n := r.farm.Audit().Count(long); n != MaxRedirects+1 {
