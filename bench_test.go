@@ -91,7 +91,7 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 		var ideal time.Duration
 		for _, v := range vs[:len(vs)-1] {
 			d := v.End.Sub(v.Start)
-			ideal += d + restAfter(pacing{floor: MinRest, factor: MinDurationFactor}, d, 0).Wait
+			ideal += d + restAfter(pacing{floor: MinRest, factor: MinDurationFactor}, outcome{duration: d}).Wait
 		}
 		n := float64(len(vs) - 1)
 		rate += n / vs[len(vs)-1].Start.Sub(vs[0].Start).Seconds()

@@ -65,6 +65,16 @@ type Config struct {
 	// Timeout bounds one request from dial to the last byte of its body.
 	// Zero: DefaultTimeout; above MaxTimeout: MaxTimeout.
 	Timeout time.Duration
+
+	// MaxBackoff caps the growing backoff after failures in a row (R2.5).
+	// Zero or below: DefaultMaxBackoff (5 min); it may be raised up to
+	// MaxBackoffLimit (30 min).
+	MaxBackoff time.Duration
+
+	// Horizon is the longest wait a server may ask for in a run: a
+	// Retry-After beyond it parks the host, whose URLs come back with a
+	// *ParkedError (R2.4). Zero: DefaultHorizon (1 h).
+	Horizon time.Duration
 }
 
 // Resolver looks up a host's addresses. *net.Resolver satisfies it.
@@ -82,6 +92,8 @@ type settings struct {
 	pacing       pacing
 	maxBody      int64
 	timeout      time.Duration
+	maxBackoff   time.Duration
+	horizon      time.Duration
 }
 
 // settle applies defaults and floors. A value below a floor is raised and
@@ -96,6 +108,8 @@ func (c Config) settle() (settings, error) {
 		pacing:       pacing{floor: c.MinRest, factor: c.DurationFactor},
 		maxBody:      c.MaxBodyBytes,
 		timeout:      c.Timeout,
+		maxBackoff:   c.MaxBackoff,
+		horizon:      c.Horizon,
 	}
 	if err := s.ua.Validate(); err != nil {
 		return settings{}, err
@@ -131,6 +145,19 @@ func (c Config) settle() (settings, error) {
 	if s.timeout > MaxTimeout {
 		s.logger.Warn("polite: Timeout above the bound, lowered", "given", s.timeout, "bound", MaxTimeout, "rule", "R10.2")
 		s.timeout = MaxTimeout
+	}
+	if s.maxBackoff < DefaultMaxBackoff {
+		if s.maxBackoff != 0 {
+			s.logger.Warn("polite: MaxBackoff below the floor, raised", "given", s.maxBackoff, "floor", DefaultMaxBackoff, "rule", "R2.5")
+		}
+		s.maxBackoff = DefaultMaxBackoff
+	}
+	if s.maxBackoff > MaxBackoffLimit {
+		s.logger.Warn("polite: MaxBackoff above the limit, lowered", "given", s.maxBackoff, "limit", MaxBackoffLimit, "rule", "R2.5")
+		s.maxBackoff = MaxBackoffLimit
+	}
+	if s.horizon <= 0 {
+		s.horizon = DefaultHorizon
 	}
 	return s, nil
 }

@@ -13,6 +13,7 @@ package polite
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -53,6 +54,7 @@ type hooks struct {
 	clock      clock.Clock
 	onIdle     func(time.Time)
 	crawlDelay func(host string) time.Duration
+	rand       func() float64 // uniform in [0, 1): the backoff's jitter
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a
@@ -62,6 +64,9 @@ func New(cfg Config) (*Fetcher, error) {
 }
 
 func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
+	if hk.rand == nil {
+		hk.rand = rand.Float64
+	}
 	set, err := cfg.settle()
 	if err != nil {
 		return nil, err

@@ -27,15 +27,20 @@ const (
 	RestFloor      RestTerm = iota // R2.1: the floor
 	RestDuration                   // R2.2: a multiple of the last request's duration
 	RestCrawlDelay                 // R2.3: robots.txt Crawl-delay
+	RestRetryAfter                 // R2.4: the server's Retry-After
+	RestBackoff                    // R2.5: backoff after failures in a row
 )
 
 var restTermNames = [...]string{
 	RestFloor:      "floor",
 	RestDuration:   "duration",
 	RestCrawlDelay: "crawl-delay",
+	RestRetryAfter: "retry-after",
+	RestBackoff:    "backoff",
 }
 
-// String returns the term's short name: "floor", "duration", "crawl-delay".
+// String returns the term's short name: "floor", "duration", "crawl-delay",
+// "retry-after" or "backoff".
 func (t RestTerm) String() string {
 	if int(t) < len(restTermNames) {
 		return restTermNames[t]
@@ -51,8 +56,8 @@ type Rest struct {
 	Term RestTerm
 }
 
-// String reads like "3s (floor)".
-func (r Rest) String() string { return fmt.Sprintf("%v (%v)", r.Wait, r.Term) }
+// String reads like "3s (floor)", the wait rounded to the millisecond.
+func (r Rest) String() string { return fmt.Sprintf("%v (%v)", r.Wait.Round(time.Millisecond), r.Term) }
 
 // pacing is a budget's share of the Config: already raised to the floors.
 type pacing struct {
@@ -60,19 +65,34 @@ type pacing struct {
 	factor int           // ≥ MinDurationFactor
 }
 
-// restAfter is R2.1–R2.3 as one pure function: the longest of the floor,
-// factor × the last request's duration (capped), and Crawl-delay (capped).
-func restAfter(p pacing, last, crawlDelay time.Duration) Rest {
+// outcome is what the rest depends on: how the last request went, and what
+// the site asked for.
+type outcome struct {
+	duration   time.Duration // of the last request, to the end of its body (R1.3)
+	crawlDelay time.Duration // robots.txt, for the group that applies (R2.3)
+	retryAfter time.Duration // the server's Retry-After, when it sent one (R2.4)
+	hasRetry   bool
+	backoff    time.Duration // after a failure without Retry-After (R2.5)
+}
+
+// restAfter is R2 as one pure function: the longest of the floor, factor ×
+// the last request's duration (capped), Crawl-delay (capped), Retry-After
+// and the backoff.
+func restAfter(p pacing, o outcome) Rest {
 	r := Rest{Wait: p.floor, Term: RestFloor}
-	byDuration := min(last*time.Duration(p.factor), DurationRestCap)
-	if last > DurationRestCap { // guard the multiplication against overflow
+	byDuration := min(o.duration*time.Duration(p.factor), DurationRestCap)
+	if o.duration > DurationRestCap { // guard the multiplication against overflow
 		byDuration = DurationRestCap
 	}
-	if byDuration > r.Wait {
-		r = Rest{Wait: byDuration, Term: RestDuration}
-	}
-	if cd := min(crawlDelay, CrawlDelayCap); cd > r.Wait {
-		r = Rest{Wait: cd, Term: RestCrawlDelay}
+	for _, c := range [...]Rest{
+		{byDuration, RestDuration},
+		{min(o.crawlDelay, CrawlDelayCap), RestCrawlDelay},
+		{o.retryAfter, RestRetryAfter},
+		{o.backoff, RestBackoff},
+	} {
+		if c.Wait > r.Wait {
+			r = c
+		}
 	}
 	return r
 }

@@ -30,7 +30,7 @@ func TestRestAfter(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := restAfter(c.p, c.last, c.crawlDelay); got != c.want {
+			if got := restAfter(c.p, outcome{duration: c.last, crawlDelay: c.crawlDelay}); got != c.want {
 				t.Errorf("restAfter(%+v, %v, %v) = %v, want %v", c.p, c.last, c.crawlDelay, got, c.want)
 			}
 		})

@@ -31,7 +31,11 @@ type Result struct {
 	// request and Body is the stored copy (R6).
 	NotModified bool
 
+	// Err is nil for a page, and says why otherwise (R11.1).
 	Err error
+	// Verdict is what the last response meant (R3.5); zero when there was
+	// no response.
+	Verdict Verdict
 
 	// Addr is the server address dialled for the last request.
 	Addr netip.Addr

@@ -118,7 +118,7 @@ func drain(t *testing.T, f *Fetcher) []*Result {
 // a visit no longer than the client does, so this bound is safe.
 func restRule(floor time.Duration) func(farm.Visit) time.Duration {
 	return func(prev farm.Visit) time.Duration {
-		return restAfter(pacing{floor: floor, factor: MinDurationFactor}, prev.End.Sub(prev.Start), 0).Wait
+		return restAfter(pacing{floor: floor, factor: MinDurationFactor}, outcome{duration: prev.End.Sub(prev.Start)}).Wait
 	}
 }
 

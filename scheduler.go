@@ -2,6 +2,7 @@ package polite
 
 import (
 	"container/heap"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"sync"
@@ -44,6 +45,8 @@ type host struct {
 	// crawlDelay is the host's robots.txt Crawl-delay (R2.3). The robots
 	// cache sets it; until then only the hooks do, in tests.
 	crawlDelay time.Duration
+	failures   int   // failures in a row (R2.5, R3.2); a response resets it
+	stopped    error // why the host is stopped for the run (R3.1, R3.2)
 }
 
 // budget is one server address: its queue and when it may be asked again.
@@ -54,6 +57,9 @@ type budget struct {
 	busy   bool      // a request is in flight
 	nextAt time.Time // end of the last response + its rest
 	index  int       // position in the due heap; -1 when not in it
+	// parkedUntil is set when the server asked for a wait beyond the
+	// horizon: until then its URLs come back parked (R2.4).
+	parkedUntil time.Time
 	// crawlDelay is the Crawl-delay that applies to this budget (R2.3):
 	// the largest of its hosts', once robots.txt is read.
 	crawlDelay time.Duration
@@ -273,6 +279,8 @@ func (s *scheduler) admit(t *task, name string) {
 	switch {
 	case h.err != nil:
 		s.finish(t, &Result{Err: h.err})
+	case h.stopped != nil:
+		s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: h.stopped}})
 	case h.resolving:
 		h.waiting = append(h.waiting, t)
 	default:
@@ -295,6 +303,10 @@ func (s *scheduler) attach(h *host, a netip.Addr) {
 }
 
 func (s *scheduler) enqueue(b *budget, t *task) {
+	if b.parkedUntil.After(s.clk.Now()) {
+		s.finish(t, &Result{Err: &ParkedError{Host: t.host.name, Until: b.parkedUntil}})
+		return
+	}
 	b.queue = append(b.queue, t)
 	if !b.busy && b.index < 0 {
 		heap.Push(&s.due, b)
@@ -342,18 +354,13 @@ func (s *scheduler) resolved(r *resolution) {
 	}
 }
 
-// completed re-arms the budget with its rest (R2), measured from the end
-// of the response (R1.3), then follows a redirect or delivers the result.
+// completed judges the response (R3.5), re-arms the budget with its rest
+// (R2), measured from the end of the response (R1.3), stops or parks what
+// must be (R2.4, R3), then follows a redirect or delivers the result.
 func (s *scheduler) completed(c *completion) {
-	b := c.budget
+	b, t := c.budget, c.task
+	h := t.host
 	b.busy = false
-	rest := restAfter(s.f.set.pacing, c.end.Sub(c.start), b.crawlDelay)
-	b.nextAt = c.end.Add(rest.Wait)
-	if b.pending() > 0 {
-		heap.Push(&s.due, b)
-	}
-
-	t := c.task
 	r := &Result{
 		Status:    c.status,
 		Header:    c.header,
@@ -363,9 +370,50 @@ func (s *scheduler) completed(c *completion) {
 		Addr:      b.addr,
 		Started:   c.start,
 		Duration:  c.end.Sub(c.start),
-		Rest:      rest,
 	}
-	if c.err == nil && isRedirect(c.status) && c.header.Get("Location") != "" {
+	o := outcome{duration: r.Duration, crawlDelay: b.crawlDelay}
+	failed := false
+	if c.status != 0 {
+		r.Verdict = classifyAt(c.status, c.header, c.body, c.end)
+		failed = r.Verdict.Failure()
+		o.retryAfter, o.hasRetry = r.Verdict.RetryAfter, r.Verdict.HasRetryAfter
+	} else {
+		failed = isNetworkFailure(c.err)
+	}
+	switch {
+	case failed:
+		h.failures++
+		if !o.hasRetry {
+			o.backoff = backoffAfter(h.failures, s.f.set.maxBackoff, s.hooks.rand())
+		}
+	case c.status != 0:
+		h.failures = 0
+	}
+	if o.retryAfter > s.f.set.horizon {
+		// Keep the budget's rest within the horizon; the park itself
+		// keeps every URL away until the server's time.
+		b.parkedUntil = c.end.Add(o.retryAfter)
+		o.retryAfter = s.f.set.horizon
+	}
+	r.Rest = restAfter(s.f.set.pacing, o)
+	b.nextAt = c.end.Add(r.Rest.Wait)
+
+	if r.Err == nil {
+		r.Err = responseError(h.name, t.url(), c.status, r.Verdict, c.end)
+	}
+	switch {
+	case r.Verdict.Kind == KindRefused:
+		s.stop(h, r.Err, c.end)
+	case h.failures >= FailuresToStop:
+		s.stop(h, fmt.Errorf("%w: %d, the last %v", ErrFailures, h.failures, r.Err), c.end)
+	}
+	if !b.parkedUntil.IsZero() && b.parkedUntil.After(c.end) {
+		s.park(b, c.end)
+	}
+	if b.pending() > 0 {
+		heap.Push(&s.due, b)
+	}
+	if r.Verdict.Kind == KindRedirect && r.Err == nil {
 		s.follow(t, r)
 		return
 	}

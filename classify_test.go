@@ -1,0 +1,171 @@
+package polite
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readResponse reads a saved response: status line, headers, blank line,
+// body (testdata/responses/*.http).
+func readResponse(t testing.TB, path string) (int, http.Header, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return resp.StatusCode, resp.Header, body
+}
+
+// R3.5 on saved pages: our own minimal reconstructions of what each
+// vendor serves, and two ordinary pages that embed a CAPTCHA widget.
+func TestClassifySavedResponses(t *testing.T) {
+	want := map[string]struct {
+		kind      Kind
+		challenge bool
+		vendor    string
+		wait      time.Duration
+	}{
+		"cloudflare-challenge.http":   {KindRefused, true, "Cloudflare", 0},
+		"cloudflare-block.http":       {KindRefused, true, "Cloudflare", 0},
+		"aws-waf-challenge.http":      {KindRefused, true, "AWS WAF", 0},
+		"perimeterx-block.http":       {KindRefused, true, "PerimeterX", 0},
+		"datadome-block.http":         {KindRefused, true, "DataDome", 0},
+		"captcha-shell.http":          {KindRefused, true, "", 0},
+		"pay-per-crawl.http":          {KindRefused, false, "", 0},
+		"login-with-recaptcha.http":   {KindOK, false, "", 0},
+		"turnstile-comment-form.http": {KindOK, false, "", 0},
+		"rate-limited.http":           {KindRateLimited, false, "", 120 * time.Second},
+		"maintenance.http":            {KindServerFailure, false, "", 5 * time.Minute},
+	}
+	files, _ := filepath.Glob("testdata/responses/*.http")
+	if len(files) != len(want) {
+		t.Errorf("%d saved responses, %d expectations", len(files), len(want))
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("%s: no expectation", name)
+			continue
+		}
+		status, header, body := readResponse(t, path)
+		v := Classify(status, header, body)
+		if v.Kind != w.kind || v.Challenge != w.challenge || v.Vendor != w.vendor || v.RetryAfter != w.wait {
+			t.Errorf("%s: %+v\nwant kind %v challenge %v vendor %q wait %v", name, v, w.kind, w.challenge, w.vendor, w.wait)
+		}
+		if v.Evidence == "" {
+			t.Errorf("%s: no evidence", name)
+		}
+	}
+}
+
+func TestClassifyStatuses(t *testing.T) {
+	h := func(kv ...string) http.Header {
+		out := http.Header{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out.Add(kv[i], kv[i+1])
+		}
+		return out
+	}
+	page := []byte("<html><body><p>" + strings.Repeat("Plain words of an ordinary page. ", 40) + "</p></body></html>")
+	cases := []struct {
+		name   string
+		status int
+		header http.Header
+		body   []byte
+		kind   Kind
+		wait   time.Duration
+		has    bool
+	}{
+		{"200", 200, nil, page, KindOK, 0, false},
+		{"304", 304, nil, nil, KindNotModified, 0, false},
+		{"301 with Location", 301, h("Location", "/x"), nil, KindRedirect, 0, false},
+		{"302 without Location", 302, nil, nil, KindOK, 0, false},
+		{"404", 404, nil, page, KindNotFound, 0, false},
+		{"410", 410, nil, nil, KindNotFound, 0, false},
+		{"401 is not a refusal of the host", 401, nil, nil, KindNotFound, 0, false},
+		{"402", 402, nil, nil, KindRefused, 0, false},
+		{"403 bare", 403, nil, nil, KindRefused, 0, false},
+		{"429 with seconds", 429, h("Retry-After", "120"), nil, KindRateLimited, 120 * time.Second, true},
+		{"429 without", 429, nil, nil, KindRateLimited, 0, false},
+		{"429 garbage", 429, h("Retry-After", "soon"), nil, KindRateLimited, 0, false},
+		{"429 two values", 429, h("Retry-After", "5", "Retry-After", "10"), nil, KindRateLimited, 0, false},
+		{"503 without", 503, nil, page, KindServerFailure, 0, false},
+		{"500", 500, nil, nil, KindServerFailure, 0, false},
+		{"Retry-After on a 200 sets no wait", 200, h("Retry-After", "60"), page, KindOK, 0, false},
+		{"decisive header on a 200", 200, h("Cf-Mitigated", "challenge"), page, KindRefused, 0, false},
+		{"Vercel deny", 403, h("X-Vercel-Mitigated", "deny"), nil, KindRefused, 0, false},
+		{"CDN identity headers are not proof", 200, h("Server", "cloudflare", "Cf-Ray", "1", "X-Iinfo", "1", "Set-Cookie", "__cf_bm=1"), page, KindOK, 0, false},
+		{"marker on a long 200 page is content", 200, nil, append([]byte("<p>Pardon Our Interruption: our story of the outage.</p>"), page...), KindOK, 0, false},
+		{"503 legacy challenge", 503, nil, []byte("<html><title>Just a moment...</title><script src=/cdn-cgi/challenge-platform/x.js></script></html>"), KindRefused, 0, false},
+	}
+	for _, c := range cases {
+		v := classifyAt(c.status, c.header, c.body, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		if v.Kind != c.kind || v.RetryAfter != c.wait || v.HasRetryAfter != c.has {
+			t.Errorf("%s: %+v, want %v wait %v (%v)", c.name, v, c.kind, c.wait, c.has)
+		}
+	}
+}
+
+// The example of seed 000 ("Test what each response means"), as printed.
+func TestVerdictString(t *testing.T) {
+	v := Classify(429, http.Header{"Retry-After": {"120"}}, nil)
+	if got, want := v.String(), "rate-limited, wait 2m0s from Retry-After, evidence status 429, note none"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestVisibleTextLen(t *testing.T) {
+	cases := map[string]int{
+		"":                                      0,
+		"<p>hello  world</p>":                   11,
+		"<script>var a = '<p>x</p>';</script>x": 1,
+		"<STYLE>p{}</style><!-- c -->ab":        2,
+		"<<<<<<<<":                              0,
+		"<script>never closed":                  0,
+	}
+	for in, want := range cases {
+		if got := visibleTextLen([]byte(in)); got != want {
+			t.Errorf("visibleTextLen(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// FuzzClassify: any status, headers and body give a verdict, never a panic,
+// in time linear in the (capped) body.
+func FuzzClassify(f *testing.F) {
+	files, _ := filepath.Glob("testdata/responses/*.http")
+	for _, path := range files {
+		status, header, body := readResponse(f, path)
+		f.Add(status, header.Get("Retry-After"), header.Get("Cf-Mitigated"), body)
+	}
+	f.Add(200, "", "", []byte("<<<<<<!--<script"))
+	f.Fuzz(func(t *testing.T, status int, retryAfter, mitigated string, body []byte) {
+		h := http.Header{}
+		h.Set("Retry-After", retryAfter)
+		h.Set("Cf-Mitigated", mitigated)
+		v := Classify(status, h, body)
+		if v.Kind > KindRefused {
+			t.Fatalf("unknown kind %v", v.Kind)
+		}
+		if v.RetryAfter < 0 {
+			t.Fatalf("negative wait %v", v.RetryAfter)
+		}
+		_ = v.String()
+	})
+}
