@@ -50,6 +50,9 @@ type Farm struct {
 	serving sync.WaitGroup
 	active  sync.WaitGroup
 
+	hitsMu sync.Mutex
+	hits   map[string]int // requests so far by host+path, for Page.Sequence
+
 	mu     sync.RWMutex
 	closed bool
 	next   netip.Addr // next address NewAddr tries; invalid when exhausted

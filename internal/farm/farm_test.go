@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -421,3 +422,22 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestSequence(t *testing.T) {
+	f := newFarm(t, clock.NewFake())
+	addSite(t, f, Site{Name: "seq.test", Pages: map[string]Page{
+		"/s": {Sequence: []Page{{Status: 500}, {Status: 503}, {Status: 200}}},
+	}})
+	c := client(t, f, 5*time.Second, netip.Addr{})
+	var got []int
+	for range 4 {
+		resp, _ := get(t, c, f.URL("seq.test", "/s"))
+		got = append(got, resp.StatusCode)
+	}
+	if want := []int{500, 503, 200, 200}; !slices.Equal(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	if resp, _ := get(t, c, f.URL("seq.test", RobotsPath)); resp.StatusCode != 404 {
+		t.Errorf("robots.txt of a site without one: %d, want 404", resp.StatusCode)
+	}
+}

@@ -45,7 +45,23 @@ func (f *Farm) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		finish(w, body, end)
 		return
 	}
-	f.play(w, r, site, site.page(r.URL.Path), end)
+	p := site.page(r.URL.Path)
+	if n := len(p.Sequence); n > 0 {
+		p = p.Sequence[min(f.hit(host, r.URL.Path), n-1)]
+	}
+	f.play(w, r, site, p, end)
+}
+
+// hit counts a request to host and path and returns how many came before.
+func (f *Farm) hit(host, path string) int {
+	f.hitsMu.Lock()
+	defer f.hitsMu.Unlock()
+	if f.hits == nil {
+		f.hits = make(map[string]int)
+	}
+	n := f.hits[host+path]
+	f.hits[host+path] = n + 1
+	return n
 }
 
 // play writes p as the answer to r. end records the end of the visit; it

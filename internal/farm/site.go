@@ -55,6 +55,10 @@ type Page struct {
 	// Entered, when set, receives the request's path as the handler
 	// starts, so a test knows a request is in flight without waiting.
 	Entered chan<- string
+	// Sequence, when set, scripts successive requests to the path: the
+	// n-th request gets Sequence[n], the last one repeating. The Page's
+	// own fields are then unused.
+	Sequence []Page
 	// Gate, when set, holds the answer until it is closed (or the client
 	// goes away, or the farm closes): a request kept in flight for as long
 	// as a test needs it.
@@ -101,15 +105,29 @@ func (f *Farm) AddSite(s Site) (*Site, error) {
 	return &s, nil
 }
 
-// page returns the scripted page for path.
+// page returns the scripted page for path. A site without a scripted
+// /robots.txt has none: 404, whatever Default says of its pages, so that
+// a Default of errors scripts the pages and not the robots.txt.
 func (s *Site) page(path string) Page {
 	if p, ok := s.Pages[path]; ok {
 		return p
+	}
+	if path == RobotsPath {
+		return Page{Status: http.StatusNotFound, Body: []byte("no robots.txt here\n"),
+			Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}}
 	}
 	if s.Default != nil {
 		return s.Default(path)
 	}
 	return Page{}
+}
+
+// RobotsPath is where a site's robots.txt is asked for.
+const RobotsPath = "/robots.txt"
+
+// Robots is a Page serving body as a robots.txt.
+func Robots(body string) Page {
+	return Page{Body: []byte(body), Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}}
 }
 
 // htmlType is the Content-Type of generated bodies.
