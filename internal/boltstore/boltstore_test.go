@@ -1,0 +1,280 @@
+package boltstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+func testPage(url string, i int, body []byte) Page {
+	return Page{
+		URL:     url,
+		Status:  200,
+		Header:  http.Header{"Etag": {fmt.Sprintf(`"%d"`, i)}, "Content-Type": {"text/html"}},
+		Body:    body,
+		Fetched: time.Date(2026, 1, 2, 3, 4, 5, i, time.UTC),
+	}
+}
+
+func openTemp(t *testing.T) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// bucketKeys counts the keys of a bucket of a closed store file.
+func bucketKeys(t *testing.T, path string, bucket []byte) int {
+	t.Helper()
+	db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	n := 0
+	db.View(func(tx *bbolt.Tx) error {
+		n = tx.Bucket(bucket).Stats().KeyN
+		return nil
+	})
+	return n
+}
+
+// TestStoreBodiesDeduplicated: versions with an unchanged body, and
+// other URLs with the same body, add no body to the bodies bucket.
+func TestStoreBodiesDeduplicated(t *testing.T) {
+	db, path := openTemp(t)
+	a := bytes.Repeat([]byte("a"), 30_000)
+	b := bytes.Repeat([]byte("b"), 30_000)
+	for i := range 10 {
+		for _, u := range []string{"https://x.example/1", "https://x.example/2"} {
+			if err := db.SavePage(testPage(u, i, a)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.SavePage(testPage("https://x.example/1", 10, b)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SavePage(testPage("https://x.example/3", 0, nil)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if n := bucketKeys(t, path, bucketBodies); n != 2 {
+		t.Errorf("%d bodies kept, want 2", n)
+	}
+	if n := bucketKeys(t, path, bucketPages); n != 22 {
+		t.Errorf("%d page versions kept, want 22", n)
+	}
+}
+
+// TestStorePageKeys: one URL's versions are exactly the keys under its
+// prefix, whatever the URLs' bytes.
+func TestStorePageKeys(t *testing.T) {
+	urls := []string{"a", "ab", "a\x00", "\x01a", "\x02", strings.Repeat("z", 127), strings.Repeat("z", 128), strings.Repeat("z", 300)}
+	for _, u := range urls {
+		k := binary.BigEndian.AppendUint64(pagePrefix(u), 42)
+		if got, ok := parsePageKey(k); !ok || got != u {
+			t.Errorf("parsePageKey(key of %q) = %q, %v", u, got, ok)
+		}
+		for _, v := range urls {
+			kv := binary.BigEndian.AppendUint64(pagePrefix(v), 7)
+			if v != u && bytes.HasPrefix(kv, pagePrefix(u)) {
+				t.Errorf("a key of %q has the prefix of %q", v, u)
+			}
+		}
+	}
+	for _, k := range [][]byte{nil, {5, 'a'}, {0x80}, append(pagePrefix("ab"), 1, 2, 3)} {
+		if _, ok := parsePageKey(k); ok {
+			t.Errorf("parsePageKey(%x) accepted", k)
+		}
+	}
+}
+
+// TestStoreBlankBoltAdopted: a bbolt file with no bucket (a creation cut
+// short) becomes a store; one with any bucket is refused.
+func TestStoreBlankBoltAdopted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "blank.db")
+	raw, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("blank bbolt file: %v", err)
+	}
+	if err := db.SavePage(testPage("https://x.example/", 0, []byte("x"))); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.LoadPage("https://x.example/"); !ok || err != nil {
+		t.Fatalf("LoadPage = %v, %v", ok, err)
+	}
+	db.Close()
+}
+
+// TestStoreLockTimeout: Options.LockTimeout bounds the wait.
+func TestStoreLockTimeout(t *testing.T) {
+	db, path := openTemp(t)
+	_ = db
+	start := time.Now()
+	_, err := Open(path, Options{LockTimeout: 200 * time.Millisecond})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("err = %v, want ErrLocked", err)
+	}
+	if d := time.Since(start); d < 100*time.Millisecond || d > time.Second {
+		t.Fatalf("waited %v for a 200ms timeout", d)
+	}
+}
+
+// TestStoreBodyChecked: a body damaged on disk (bbolt has no checksum
+// for it) is an error when loaded, not a wrong page.
+func TestStoreBodyChecked(t *testing.T) {
+	db, path := openTemp(t)
+	body := []byte(strings.Repeat("<p>MARKER original body</p>", 500))
+	if err := db.SavePage(testPage("https://x.example/", 0, body)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte("MARKER"))
+	if i < 0 {
+		t.Fatal("body not found in the file")
+	}
+	data[i] = 'm'
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err) // the records are sound; only the body's bytes changed
+	}
+	defer db.Close()
+	if _, _, err := db.LoadPage("https://x.example/"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("LoadPage of a damaged body: %v, want ErrCorrupt", err)
+	}
+	if _, err := db.PageHistory("https://x.example/"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("PageHistory of a damaged body: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestStoreTruncatedWhileOpen: a file cut short under an open store (by
+// another program) makes loads fail with ErrCorrupt instead of crashing
+// the process on a memory fault.
+func TestStoreTruncatedWhileOpen(t *testing.T) {
+	db, path := openTemp(t)
+	for i := range 50 {
+		if err := db.SavePage(testPage(fmt.Sprintf("https://x.example/%d", i), i, bytes.Repeat([]byte{byte(i)}, 20_000))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Truncate(path, int64(2*os.Getpagesize())); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i := range 50 {
+		if _, _, err := db.LoadPage(fmt.Sprintf("https://x.example/%d", i)); err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("every load succeeded on a truncated file")
+	}
+	t.Logf("%d of 50 loads failed cleanly", failed)
+}
+
+func TestStoreRecordsRoundTrip(t *testing.T) {
+	at := time.Date(2026, 5, 17, 14, 3, 7, 999_999_999, time.UTC)
+	pages := []pageRecord{
+		{},
+		{Status: 200, Header: http.Header{"A": {"1", "2"}, "B": nil, "C": {""}}, Fetched: at, BodyLen: 3, BodySum: [32]byte{1, 2, 3}},
+		{Status: -7, Fetched: time.Unix(-1<<40, 1).UTC()},
+	}
+	for _, p := range pages {
+		got, err := decodePage(encodePage(p))
+		if err != nil || !reflect.DeepEqual(got, p) {
+			t.Errorf("page %+v → %+v, %v", p, got, err)
+		}
+	}
+	r := Robots{Origin: "https://x.example:443", Status: 200, Header: http.Header{"Etag": {"e"}}, Body: []byte("User-agent: *"), Fetched: at}
+	if got, err := decodeRobots(r.Origin, encodeRobots(r)); err != nil || !reflect.DeepEqual(got, r) {
+		t.Errorf("robots → %+v, %v", got, err)
+	}
+	ref := Refusal{Host: "h", URL: "u", Status: 403, Kind: "refused", Evidence: "cf-mitigated", At: at}
+	if got, err := decodeRefusal(encodeRefusal(ref)); err != nil || got != ref {
+		t.Errorf("refusal → %+v, %v", got, err)
+	}
+	h := Host{Host: "h", Stops: 3, CoolOffUntil: at, LastReason: "403"}
+	if got, err := decodeHost("h", encodeHost(h)); err != nil || got != h {
+		t.Errorf("host → %+v, %v", got, err)
+	}
+	// Every strict prefix of a record, and a record with a byte more, is
+	// an error.
+	full := encodeRobots(r)
+	for n := range len(full) {
+		if _, err := decodeRobots("o", full[:n]); err == nil {
+			t.Errorf("a robots record cut at %d of %d bytes decoded", n, len(full))
+		}
+	}
+	if _, err := decodeRobots("o", append(full, 0)); err == nil {
+		t.Error("trailing byte accepted")
+	}
+}
+
+// FuzzStoreRecords: decoding arbitrary bytes never panics nor allocates
+// beyond the input's size, and what decodes encodes back to a record
+// that decodes the same.
+func FuzzStoreRecords(f *testing.F) {
+	at := time.Date(2026, 5, 17, 14, 3, 7, 1, time.UTC)
+	f.Add(encodePage(pageRecord{Status: 200, Header: http.Header{"A": {"1"}}, Fetched: at, BodyLen: 10}))
+	f.Add(encodeRobots(Robots{Status: 404, Body: []byte("x"), Header: http.Header{"B": nil}}))
+	f.Add(encodeRefusal(Refusal{Host: "h", Kind: "refused", At: at}))
+	f.Add(encodeHost(Host{Stops: 2, CoolOffUntil: at}))
+	f.Add([]byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if p, err := decodePage(b); err == nil {
+			if q, err := decodePage(encodePage(p)); err != nil || !reflect.DeepEqual(p, q) {
+				t.Fatalf("page %+v re-decoded as %+v, %v", p, q, err)
+			}
+		}
+		if r, err := decodeRobots("o", b); err == nil {
+			if q, err := decodeRobots("o", encodeRobots(r)); err != nil || !reflect.DeepEqual(r, q) {
+				t.Fatalf("robots %+v re-decoded as %+v, %v", r, q, err)
+			}
+		}
+		if r, err := decodeRefusal(b); err == nil {
+			if q, err := decodeRefusal(encodeRefusal(r)); err != nil || r != q {
+				t.Fatalf("refusal %+v re-decoded as %+v, %v", r, q, err)
+			}
+		}
+		if h, err := decodeHost("h", b); err == nil {
+			if q, err := decodeHost("h", encodeHost(h)); err != nil || h != q {
+				t.Fatalf("host %+v re-decoded as %+v, %v", h, q, err)
+			}
+		}
+	})
+}
