@@ -441,3 +441,26 @@ func TestSequence(t *testing.T) {
 		t.Errorf("robots.txt of a site without one: %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestETag(t *testing.T) {
+	f := newFarm(t, clock.NewFake())
+	addSite(t, f, Site{Name: "etag.test", Pages: map[string]Page{"/p": {ETag: `"v1"`, Body: []byte("hello")}}})
+	c := client(t, f, 5*time.Second, netip.Addr{})
+	resp, body := get(t, c, f.URL("etag.test", "/p"))
+	if resp.StatusCode != 200 || string(body) != "hello" || resp.Header.Get("ETag") != `"v1"` {
+		t.Fatalf("first: %d %q %q", resp.StatusCode, body, resp.Header.Get("ETag"))
+	}
+	req, _ := http.NewRequest("GET", f.URL("etag.test", "/p"), nil)
+	req.Header.Set("If-None-Match", `"v1"`)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("conditional: %d, want 304", resp.StatusCode)
+	}
+	if n := len(f.Audit().VisitsTo("etag.test")); n != 2 {
+		t.Errorf("%d visits audited", n)
+	}
+}

@@ -89,6 +89,14 @@ func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end
 	if !f.wait(ctx, s.Latency+p.Latency) {
 		return
 	}
+	if p.ETag != "" {
+		w.Header().Set("ETag", p.ETag)
+		if r.Header.Get("If-None-Match") == p.ETag {
+			w.WriteHeader(http.StatusNotModified)
+			end()
+			return
+		}
+	}
 
 	body, generated := p.Body, false
 	if body == nil {

@@ -55,6 +55,9 @@ type Page struct {
 	// Entered, when set, receives the request's path as the handler
 	// starts, so a test knows a request is in flight without waiting.
 	Entered chan<- string
+	// ETag, when set, is sent with the page, and a request whose
+	// If-None-Match names it gets 304 Not Modified with no body.
+	ETag string
 	// Sequence, when set, scripts successive requests to the path: the
 	// n-th request gets Sequence[n], the last one repeating. The Page's
 	// own fields are then unused.
