@@ -2,10 +2,16 @@ package polite
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
+	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Defaults for the Config fields left at zero.
@@ -33,6 +39,18 @@ type Config struct {
 	// empty: exactly "PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)".
 	// A custom Name needs an InfoURL. Contact, when set, is also sent as From.
 	Name, Version, InfoURL, Contact string
+
+	// Store keeps page copies (for conditional requests and their history,
+	// R6), robots.txt copies (R5.3), refusals (R3.4) and what the run
+	// learned of each host (R3.3, R2.6), across runs when it is on disk
+	// (OpenStore). The caller closes it. Nil: robots.txt, refusals and
+	// hosts are kept in memory for the run, and pages are not kept.
+	Store Store
+
+	// CoolOff raises how long a host stopped by a refusal is left alone
+	// across runs, the first time; it doubles with each further stop
+	// (R3.3). Zero or below: DefaultCoolOff (6 h).
+	CoolOff time.Duration
 
 	// Logger receives refusals and configuration notices. Nil: slog.Default().
 	Logger *slog.Logger
@@ -75,6 +93,43 @@ type Config struct {
 	// Retry-After beyond it parks the host, whose URLs come back with a
 	// *ParkedError (R2.4). Zero: DefaultHorizon (1 h).
 	Horizon time.Duration
+
+	// APIs are hosts the caller declares documented public APIs (R5.5).
+	// They are not asked for robots.txt; they follow their own terms: a
+	// 1 s floor between requests, and the rate of the terms when given.
+	APIs []API
+
+	// Unrestricted names hosts whose robots.txt this run does not read
+	// (R5.6): the caller's own sites, or a small set of pages, with a
+	// written reason that New logs. Requests to them carry the product
+	// token "<Name>-unrestricted"; pacing, backoff and refusals are as
+	// for any host.
+	Unrestricted Unrestricted
+
+	// OnRequest, when set, is called with every request as it ends, in
+	// order, from the fetcher's scheduling goroutine: it must return
+	// quickly and must not call the Fetcher.
+	OnRequest func(Request)
+}
+
+// API declares a host that is a documented public API (R5.5).
+type API struct {
+	// Host is the host name, without scheme or port: "api.example.org".
+	Host string
+	// Terms is the URL of the terms that allow automated use.
+	Terms string
+	// Rate is the request rate the terms allow, per second; zero: no limit
+	// beyond the 1 s floor. The stricter of the two wins.
+	Rate rate.Limit
+	// Burst is the burst the terms allow with Rate; zero: 1.
+	Burst int
+}
+
+// Unrestricted is a run's explicit list of hosts whose robots.txt is not
+// read, and why (R5.6).
+type Unrestricted struct {
+	Hosts  []string
+	Reason string
 }
 
 // Resolver looks up a host's addresses. *net.Resolver satisfies it.
@@ -94,6 +149,13 @@ type settings struct {
 	timeout      time.Duration
 	maxBackoff   time.Duration
 	horizon      time.Duration
+	apis         map[string]API      // by lower-case host name
+	unrestricted map[string]struct{} // by lower-case host name
+	onRequest    func(Request)
+	store        Store
+	ownStore     bool // a memory store of the fetcher's own, closed by Close
+	keepPages    bool // pages are stored and requests made conditional (R6)
+	coolOff      time.Duration
 }
 
 // settle applies defaults and floors. A value below a floor is raised and
@@ -110,6 +172,10 @@ func (c Config) settle() (settings, error) {
 		timeout:      c.Timeout,
 		maxBackoff:   c.MaxBackoff,
 		horizon:      c.Horizon,
+		onRequest:    c.OnRequest,
+		store:        c.Store,
+		keepPages:    c.Store != nil,
+		coolOff:      c.CoolOff,
 	}
 	if err := s.ua.Validate(); err != nil {
 		return settings{}, err
@@ -159,5 +225,57 @@ func (c Config) settle() (settings, error) {
 	if s.horizon <= 0 {
 		s.horizon = DefaultHorizon
 	}
+	if s.coolOff < DefaultCoolOff {
+		if s.coolOff != 0 {
+			s.logger.Warn("polite: CoolOff below the floor, raised", "given", s.coolOff, "floor", DefaultCoolOff, "rule", "R3.3")
+		}
+		s.coolOff = DefaultCoolOff
+	}
+	if err := s.settleHosts(c); err != nil {
+		return settings{}, err
+	}
 	return s, nil
+}
+
+// ErrConfig is returned by New for a Config that cannot be honoured as
+// written: an API without its terms, an unrestricted run without a reason.
+var ErrConfig = errors.New("polite: invalid config")
+
+// settleHosts checks and indexes the declared API and unrestricted hosts.
+func (s *settings) settleHosts(c Config) error {
+	s.apis = make(map[string]API, len(c.APIs))
+	for _, a := range c.APIs {
+		name := strings.ToLower(strings.TrimSpace(a.Host))
+		if name == "" || strings.ContainsAny(name, ":/ ") {
+			return fmt.Errorf("%w: API host %q: want a bare host name", ErrConfig, a.Host)
+		}
+		if u, err := url.Parse(a.Terms); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("%w: API host %s: Terms %q: want the URL of the terms that allow automated use", ErrConfig, a.Host, a.Terms)
+		}
+		if a.Rate < 0 || a.Burst < 0 {
+			return fmt.Errorf("%w: API host %s: negative rate or burst", ErrConfig, a.Host)
+		}
+		s.apis[name] = a
+	}
+	u := c.Unrestricted
+	if len(u.Hosts) == 0 {
+		if strings.TrimSpace(u.Reason) != "" {
+			return fmt.Errorf("%w: an unrestricted reason without hosts", ErrConfig)
+		}
+		return nil
+	}
+	if strings.TrimSpace(u.Reason) == "" {
+		return fmt.Errorf("%w: an unrestricted run needs a written reason (R5.6)", ErrConfig)
+	}
+	s.unrestricted = make(map[string]struct{}, len(u.Hosts))
+	for _, h := range u.Hosts {
+		name := strings.ToLower(strings.TrimSpace(h))
+		if name == "" || strings.ContainsAny(name, ":/ ") {
+			return fmt.Errorf("%w: unrestricted host %q: want a bare host name", ErrConfig, h)
+		}
+		s.unrestricted[name] = struct{}{}
+	}
+	s.logger.Warn("polite: unrestricted run: robots.txt is not read for these hosts",
+		"hosts", u.Hosts, "reason", u.Reason, "user_agent", s.ua.unrestricted().String(), "rule", "R5.6")
+	return nil
 }

@@ -13,6 +13,8 @@ const acceptHTML = "text/html,application/xhtml+xml;q=0.9"
 
 // fetch makes one GET request for a task on its budget's pinned address
 // and reads the body within the caps. It never follows a redirect itself.
+// A page is stored before the request is reported, so a delivered Result
+// is a stored page.
 func (f *Fetcher) fetch(t *task, b *budget) *completion {
 	c := &completion{task: t, budget: b}
 	ctx, cancel := context.WithTimeout(withPin(f.ctx, b.addr), f.set.timeout)
@@ -25,11 +27,39 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		return c
 	}
 	// Only these headers, set here: no cookies, no Authorization (R8.2).
-	req.Header.Set("User-Agent", f.ua)
+	ua := f.ua
+	if t.host.policy.unrestricted {
+		ua = f.uaUnrestricted // robots.txt not read: say so (R5.6)
+	}
+	req.Header.Set("User-Agent", ua)
 	if from := f.set.ua.From(); from != "" {
 		req.Header.Set("From", from)
 	}
-	req.Header.Set("Accept", acceptHTML)
+	maxBody := f.set.maxBody
+	if t.robots != nil {
+		req.Header.Set("Accept", "text/plain")
+		maxBody = MaxRobotsBytes // the rest is not read (R5.2)
+	} else {
+		req.Header.Set("Accept", acceptHTML)
+	}
+	// A stored copy makes the request conditional (R6.1).
+	ifNoneMatch, ifModifiedSince := t.ifNoneMatch, t.ifModifiedSince
+	var stored StoredPage
+	var haveCopy bool
+	if t.robots == nil && f.set.keepPages {
+		if stored, haveCopy, err = f.set.store.LoadPage(t.url()); err != nil {
+			f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
+		}
+		if haveCopy {
+			ifNoneMatch, ifModifiedSince = stored.Header.Get("ETag"), stored.Header.Get("Last-Modified")
+		}
+	}
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
+	if ifModifiedSince != "" {
+		req.Header.Set("If-Modified-Since", ifModifiedSince)
+	}
 
 	c.start = f.clk.Now()
 	resp, err := f.client.Do(req)
@@ -39,7 +69,7 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		return c
 	}
 	c.status, c.header = resp.StatusCode, resp.Header
-	c.body, c.truncated, err = readCapped(resp.Body, f.set.maxBody)
+	c.body, c.truncated, err = readCapped(resp.Body, maxBody)
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body is not read on.
 	resp.Body.Close()
@@ -47,10 +77,44 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 	switch {
 	case err != nil:
 		c.err = f.requestError(err)
-	case c.truncated:
-		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, f.set.maxBody, t.url())
+	case c.truncated && t.robots == nil:
+		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
+	case t.robots != nil:
+		f.keepRobots(t, c)
+	case c.status == http.StatusNotModified && haveCopy:
+		c.stored = &stored // the copy stays as it is (R6.2)
+	case c.status >= 200 && c.status <= 299 && f.set.keepPages:
+		p := StoredPage{URL: t.url(), Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
+		if err := f.set.store.SavePage(p); err != nil {
+			f.set.logger.Warn("polite: store: keeping a page", "url", t.url(), "err", err)
+		}
 	}
 	return c
+}
+
+// keepRobots stores a robots.txt answer that says something (R5.3): the
+// rules of a 2xx, the absence of a 4xx, or, on a 304, the stored copy
+// confirmed at this time.
+func (f *Fetcher) keepRobots(t *task, c *completion) {
+	st := f.set.store
+	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
+	switch {
+	case c.status == http.StatusNotModified:
+		old, ok, err := st.LoadRobots(t.robots.key)
+		if err != nil || !ok {
+			return
+		}
+		old.Fetched = c.end
+		r = old
+	case c.status >= 200 && c.status <= 299:
+	case c.status >= 400 && c.status <= 499 && c.status != 429 && c.status != 401 && c.status != 402 && c.status != 403:
+		r.Body = nil
+	default:
+		return
+	}
+	if err := st.SaveRobots(r); err != nil {
+		f.set.logger.Warn("polite: store: keeping robots.txt", "origin", t.robots.key, "err", err)
+	}
 }
 
 // readCapped reads at most max bytes, and says whether there was more.

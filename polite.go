@@ -30,14 +30,17 @@ import (
 // per URL through Next. It is safe for concurrent use. A Fetcher holds
 // goroutines and connections until Close.
 type Fetcher struct {
-	set     settings
-	ua      string // the User-Agent header
-	client  *http.Client
-	clk     clock.Clock
-	ctx     context.Context // cancelled by Close: ends requests in flight
-	cancel  context.CancelFunc
-	sched   *scheduler
-	results *resultQueue
+	set settings
+	ua  string // the User-Agent header
+	// uaUnrestricted is sent to hosts whose robots.txt is not read (R5.6).
+	uaUnrestricted string
+	client         *http.Client
+	clk            clock.Clock
+	ctx            context.Context // cancelled by Close: ends requests in flight
+	cancel         context.CancelFunc
+	sched          *scheduler
+	results        *resultQueue
+	robots         robotsBook
 
 	accepted  atomic.Int64
 	delivered atomic.Int64
@@ -48,13 +51,11 @@ type Fetcher struct {
 }
 
 // hooks are the seams tests reach through: a fake clock, a call when only
-// the passing of time can move the run on, and a host's Crawl-delay until
-// robots.txt is read.
+// the passing of time can move the run on, and the backoff's randomness.
 type hooks struct {
-	clock      clock.Clock
-	onIdle     func(time.Time)
-	crawlDelay func(host string) time.Duration
-	rand       func() float64 // uniform in [0, 1): the backoff's jitter
+	clock  clock.Clock
+	onIdle func(time.Time)
+	rand   func() float64 // uniform in [0, 1): the backoff's jitter
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a
@@ -71,16 +72,20 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	if set.store == nil {
+		set.store, set.ownStore = NewMemoryStore(), true
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Fetcher{
-		set:        set,
-		ua:         set.ua.String(),
-		client:     newClient(set.allowPrivate),
-		clk:        hk.clock,
-		ctx:        ctx,
-		cancel:     cancel,
-		results:    newResultQueue(),
-		dispatched: make(chan struct{}),
+		set:            set,
+		ua:             set.ua.String(),
+		uaUnrestricted: set.ua.unrestricted().String(),
+		client:         newClient(set.allowPrivate),
+		clk:            hk.clock,
+		ctx:            ctx,
+		cancel:         cancel,
+		results:        newResultQueue(),
+		dispatched:     make(chan struct{}),
 	}
 	f.sched = newScheduler(f, hk)
 	for range set.maxInFlight {
@@ -148,6 +153,9 @@ func (f *Fetcher) Close() error {
 		<-f.dispatched
 		f.workers.Wait()
 		f.client.CloseIdleConnections()
+		if f.set.ownStore {
+			f.set.store.Close()
+		}
 		f.results.close()
 	})
 	return nil

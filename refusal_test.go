@@ -28,7 +28,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 	if !errors.Is(res[a].Err, ErrRateLimited) || res[a].Rest != (Rest{120 * time.Second, RestRetryAfter}) {
 		t.Errorf("429: err %v, rest %v", res[a].Err, res[a].Rest)
 	}
-	vs := r.farm.Audit().VisitsTo(h)
+	vs := pageVisits(r.farm.Audit().VisitsTo(h))
 	if g := gaps(vs); len(g) != 2 || g[0] != 120*time.Second || g[1] != MinRest {
 		t.Errorf("farm gaps %v, want [2m0s 3s]", g)
 	}
@@ -50,7 +50,7 @@ func TestRetryAfterDate(t *testing.T) {
 	if !errors.Is(res[a].Err, ErrServerFailure) || res[a].Rest != (Rest{90 * time.Second, RestRetryAfter}) {
 		t.Errorf("503: err %v, rest %v", res[a].Err, res[a].Rest)
 	}
-	if g := gaps(r.farm.Audit().VisitsTo(h)); len(g) != 1 || g[0] != 90*time.Second {
+	if g := gaps(pageVisits(r.farm.Audit().VisitsTo(h))); len(g) != 1 || g[0] != 90*time.Second {
 		t.Errorf("farm gaps %v, want [1m30s]", g)
 	}
 }
@@ -72,7 +72,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 	r.add(urls...)
 	res := r.results(len(urls))
 	want := []time.Duration{7500 * time.Millisecond, 15 * time.Second, 30 * time.Second, 60 * time.Second, MinRest}
-	g := gaps(r.farm.Audit().VisitsTo(h))
+	g := gaps(pageVisits(r.farm.Audit().VisitsTo(h)))
 	if len(g) != len(want) {
 		t.Fatalf("farm gaps %v, want %v", g, want)
 	}
@@ -112,8 +112,8 @@ func TestFiveFailuresStopTheHost(t *testing.T) {
 	if res := r.results(1); !errors.Is(res[later].Err, ErrHostStopped) {
 		t.Errorf("later URL: %v", res[later].Err)
 	}
-	if n := r.farm.Audit().Count(h); n != FailuresToStop {
-		t.Errorf("farm saw %d requests, want %d", n, FailuresToStop)
+	if n := len(pageVisits(r.farm.Audit().VisitsTo(h))); n != FailuresToStop {
+		t.Errorf("farm saw %d page requests, want %d", n, FailuresToStop)
 	}
 }
 
@@ -184,8 +184,8 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 		t.Errorf("later URL: %v", res[later].Err)
 	}
 	audit := r.farm.Audit()
-	if n := audit.Count(h); n != 1 {
-		t.Errorf("farm saw %d requests to the refusing host, want 1", n)
+	if n := len(pageVisits(audit.VisitsTo(h))); n != 1 {
+		t.Errorf("farm saw %d page requests to the refusing host, want 1", n)
 	}
 	agents := map[string]bool{}
 	for _, v := range audit.Visits() {
@@ -279,7 +279,7 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 	if res := r.results(1); !errors.Is(res[c].Err, ErrParked) {
 		t.Errorf("a later URL on the same address: %v", res[c].Err)
 	}
-	if n := len(r.farm.Audit().Visits()); n != 1 {
-		t.Errorf("farm saw %d requests, want 1", n)
+	if n := len(pageVisits(r.farm.Audit().Visits())); n != 1 {
+		t.Errorf("farm saw %d page requests, want 1", n)
 	}
 }

@@ -26,6 +26,11 @@ type task struct {
 	cur  string // the URL of the next request; "" means raw
 	host *host
 	hops []Hop
+	// robots is set on the fetcher's own robots.txt requests: their
+	// answer goes to the origin's rules, not to a Result (R5).
+	robots *origin
+	// Validators of a stored copy, for a conditional request (R5.3, R6).
+	ifNoneMatch, ifModifiedSince string
 }
 
 func (t *task) url() string {
@@ -47,6 +52,10 @@ type host struct {
 	crawlDelay time.Duration
 	failures   int   // failures in a row (R2.5, R3.2); a response resets it
 	stopped    error // why the host is stopped for the run (R3.1, R3.2)
+	policy     hostPolicy
+	origins    []*origin // its schemes and ports, each with its robots.txt
+	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
+	floorFactor time.Duration
 }
 
 // budget is one server address: its queue and when it may be asked again.
@@ -63,6 +72,10 @@ type budget struct {
 	// crawlDelay is the Crawl-delay that applies to this budget (R2.3):
 	// the largest of its hosts', once robots.txt is read.
 	crawlDelay time.Duration
+	lastEnd    time.Time // when its last response ended
+	// floor is the floor of its rest (R2.1): 1 s when every host on the
+	// address is a documented API, else the web floor.
+	floor time.Duration
 }
 
 func (b *budget) pending() int { return len(b.queue) - b.head }
@@ -125,7 +138,8 @@ type completion struct {
 	truncated bool
 	err       error
 	start     time.Time
-	end       time.Time // the body was read or the request failed (R1.3)
+	end       time.Time   // the body was read or the request failed (R1.3)
+	stored    *StoredPage // the copy a 304 confirmed (R6.2)
 }
 
 // job is work for a worker: a lookup or a request.
@@ -140,6 +154,7 @@ type scheduler struct {
 	clk     clock.Clock
 	hooks   hooks
 	hosts   map[string]*host
+	origins map[string]*origin
 	budgets map[netip.Addr]*budget
 	due     dueHeap
 	lookups []*host // hosts waiting for a worker to resolve them
@@ -160,6 +175,7 @@ func newScheduler(f *Fetcher, hk hooks) *scheduler {
 		clk:     hk.clock,
 		hooks:   hk,
 		hosts:   make(map[string]*host),
+		origins: make(map[string]*origin),
 		budgets: make(map[netip.Addr]*budget),
 		jobs:    make(chan job, f.set.maxInFlight),
 		wake:    make(chan struct{}, 1),
@@ -263,14 +279,14 @@ func (s *scheduler) admit(t *task, name string) {
 	}
 	h := s.hosts[name]
 	if h == nil {
-		h = &host{name: name}
-		if s.hooks.crawlDelay != nil {
-			h.crawlDelay = s.hooks.crawlDelay(name)
-		}
+		h = &host{name: name, policy: s.f.set.policyFor(name), floorFactor: 1}
 		s.hosts[name] = h
-		if a, err := netip.ParseAddr(name); err == nil {
+		s.remember(h)
+		switch a, err := netip.ParseAddr(name); {
+		case h.stopped != nil: // cooling off: not even looked up
+		case err == nil:
 			s.attach(h, a.Unmap())
-		} else {
+		default:
 			h.resolving = true
 			s.lookups = append(s.lookups, h)
 		}
@@ -284,7 +300,7 @@ func (s *scheduler) admit(t *task, name string) {
 	case h.resolving:
 		h.waiting = append(h.waiting, t)
 	default:
-		s.enqueue(h.budget, t)
+		s.gate(t)
 	}
 }
 
@@ -299,16 +315,59 @@ func (s *scheduler) attach(h *host, a netip.Addr) {
 	// Hosts sharing an address share its rest: the longest Crawl-delay
 	// among them applies to all, the more polite reading of R2.3.
 	b.crawlDelay = max(b.crawlDelay, h.crawlDelay)
+	floor := s.f.set.pacing.floor
+	if h.policy.api {
+		floor = apiFloor
+	}
+	floor *= h.floorFactor
+	if b.floor == 0 || floor > b.floor {
+		b.floor = floor
+	}
 	h.budget = b
 }
 
+// enqueue puts a task at the back of its budget's queue.
 func (s *scheduler) enqueue(b *budget, t *task) {
-	if b.parkedUntil.After(s.clk.Now()) {
-		s.finish(t, &Result{Err: &ParkedError{Host: t.host.name, Until: b.parkedUntil}})
+	if s.refuse(b, t) {
 		return
 	}
 	b.queue = append(b.queue, t)
-	if !b.busy && b.index < 0 {
+	s.arm(b)
+}
+
+// enqueueFront puts a task first in its budget's queue: robots.txt goes
+// before the pages that wait for it (R5.1).
+func (s *scheduler) enqueueFront(b *budget, t *task) {
+	if s.refuse(b, t) {
+		return
+	}
+	if b.head > 0 {
+		b.head--
+		b.queue[b.head] = t
+	} else {
+		b.queue = append(b.queue, nil)
+		copy(b.queue[1:], b.queue)
+		b.queue[0] = t
+	}
+	s.arm(b)
+}
+
+// refuse answers a task that its budget cannot take: closed or parked.
+func (s *scheduler) refuse(b *budget, t *task) bool {
+	switch {
+	case s.closing:
+		s.finish(t, &Result{Err: ErrClosed})
+	case b.parkedUntil.After(s.clk.Now()):
+		s.finish(t, &Result{Err: &ParkedError{Host: t.host.name, Until: b.parkedUntil}})
+	default:
+		return false
+	}
+	return true
+}
+
+// arm puts an idle budget with work in the due heap.
+func (s *scheduler) arm(b *budget) {
+	if !b.busy && b.index < 0 && b.pending() > 0 {
 		heap.Push(&s.due, b)
 	}
 }
@@ -326,6 +385,17 @@ func (s *scheduler) dispatch(now time.Time) {
 	}
 	for s.running < max && len(s.due) > 0 && !s.due[0].nextAt.After(now) {
 		b := heap.Pop(&s.due).(*budget)
+		// A documented API's own rate, when stricter than the rest,
+		// holds the budget a little longer (R5.5).
+		if lim := b.queue[b.head].host.policy.limiter; lim != nil {
+			res := lim.ReserveN(now, 1)
+			if d := res.DelayFrom(now); d > 0 {
+				res.CancelAt(now)
+				b.nextAt = now.Add(d)
+				heap.Push(&s.due, b)
+				continue
+			}
+		}
 		b.busy = true
 		s.running++
 		s.jobs <- job{fetch: b.pop(), budget: b}
@@ -346,11 +416,7 @@ func (s *scheduler) resolved(r *resolution) {
 	}
 	s.attach(h, r.addr)
 	for _, t := range waiting {
-		if s.closing {
-			s.finish(t, &Result{Err: ErrClosed})
-			continue
-		}
-		s.enqueue(h.budget, t)
+		s.gate(t)
 	}
 }
 
@@ -371,15 +437,23 @@ func (s *scheduler) completed(c *completion) {
 		Started:   c.start,
 		Duration:  c.end.Sub(c.start),
 	}
-	o := outcome{duration: r.Duration, crawlDelay: b.crawlDelay}
+	if c.stored != nil { // 304: the stored copy is the page (R6.2)
+		r.Status, r.Header, r.Body, r.NotModified = c.stored.Status, c.stored.Header, c.stored.Body, true
+	}
 	failed := false
 	if c.status != 0 {
 		r.Verdict = classifyAt(c.status, c.header, c.body, c.end)
+		if t.robots != nil && c.status == 401 {
+			// A robots.txt behind a login is a refusal (R5.2).
+			r.Verdict.Kind, r.Verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
+		}
 		failed = r.Verdict.Failure()
-		o.retryAfter, o.hasRetry = r.Verdict.RetryAfter, r.Verdict.HasRetryAfter
 	} else {
 		failed = isNetworkFailure(c.err)
 	}
+	learned := t.robots != nil && s.learnRobots(t.robots, c, r.Verdict)
+	o := outcome{duration: r.Duration, crawlDelay: b.crawlDelay,
+		retryAfter: r.Verdict.RetryAfter, hasRetry: r.Verdict.HasRetryAfter}
 	switch {
 	case failed:
 		h.failures++
@@ -395,12 +469,13 @@ func (s *scheduler) completed(c *completion) {
 		b.parkedUntil = c.end.Add(o.retryAfter)
 		o.retryAfter = s.f.set.horizon
 	}
-	r.Rest = restAfter(s.f.set.pacing, o)
+	r.Rest = restAfter(pacing{floor: b.floor, factor: s.f.set.pacing.factor}, o)
 	b.nextAt = c.end.Add(r.Rest.Wait)
 
 	if r.Err == nil {
 		r.Err = responseError(h.name, t.url(), c.status, r.Verdict, c.end)
 	}
+	s.observe(t, b, r, c)
 	switch {
 	case r.Verdict.Kind == KindRefused:
 		s.stop(h, r.Err, c.end)
@@ -413,8 +488,12 @@ func (s *scheduler) completed(c *completion) {
 	if b.pending() > 0 {
 		heap.Push(&s.due, b)
 	}
-	if r.Verdict.Kind == KindRedirect && r.Err == nil {
+	if r.Verdict.Kind == KindRedirect && r.Err == nil && h.stopped == nil {
 		s.follow(t, r)
+		return
+	}
+	if t.robots != nil {
+		s.robotsSettled(t, r, learned)
 		return
 	}
 	s.finish(t, r)
@@ -444,8 +523,13 @@ func (s *scheduler) close() {
 	s.due = s.due[:0]
 }
 
-// finish delivers a task's one Result (R11.1).
+// finish delivers a task's one Result (R11.1). A robots.txt task has no
+// Result of its own: its end answers the pages held for it.
 func (s *scheduler) finish(t *task, r *Result) {
+	if t.robots != nil {
+		s.finishRobots(t, r)
+		return
+	}
 	r.URL = t.raw
 	r.FinalURL = t.url()
 	r.Redirects = t.hops

@@ -17,6 +17,17 @@ func (r *rig) pages(host string, n int) []string {
 	return urls
 }
 
+// pageVisits leaves out the robots.txt requests.
+func pageVisits(vs []farm.Visit) []farm.Visit {
+	var out []farm.Visit
+	for _, v := range vs {
+		if v.Path != farm.RobotsPath {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // gaps returns the server-side gaps between consecutive visits of a host.
 func gaps(vs []farm.Visit) []time.Duration {
 	var out []time.Duration
@@ -53,7 +64,7 @@ func TestFloorBetweenRequests(t *testing.T) {
 			t.Errorf("%s: rest %v, want 3s (floor)", u, res.Rest)
 		}
 	}
-	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, MinRest)
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 5, MinRest) // robots.txt and 4 pages
 }
 
 // R2.1 made more polite by the caller: MinRest above the floor is kept.
@@ -63,7 +74,7 @@ func TestRaisedFloor(t *testing.T) {
 	r.start(Config{AllowPrivateNetworks: true, MinRest: 7 * time.Second}, hooks{})
 	r.add(r.pages(h, 3)...)
 	r.results(3)
-	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, 7*time.Second)
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, 7*time.Second)
 }
 
 // R2.2: a host that takes 2 s per answer rests 10 s; one that takes 7 s
@@ -90,29 +101,39 @@ func TestDurationTermAndCap(t *testing.T) {
 					t.Errorf("%s: rest %v, want %v (%v)", u, res.Rest, c.rest, c.term)
 				}
 			}
-			wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, c.rest)
+			wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, c.rest)
 		})
 	}
 }
 
-// R2.3: Crawl-delay sets the rest when it is the longest term, capped at
-// 60 s. (The value comes through the seam robots.txt will fill.)
+// R2.3: robots.txt's Crawl-delay sets the rest when it is the longest
+// term, capped at 60 s; it applies from the request after robots.txt on.
 func TestCrawlDelayTermAndCap(t *testing.T) {
-	for _, c := range []struct{ delay, rest time.Duration }{
-		{10 * time.Second, 10 * time.Second},
-		{5 * time.Minute, 60 * time.Second},
+	for _, c := range []struct {
+		delay string
+		rest  time.Duration
+	}{
+		{"10", 10 * time.Second},
+		{"2.5", MinRest},
+		{"300", 60 * time.Second},
 	} {
-		t.Run(c.delay.String(), func(t *testing.T) {
+		t.Run(c.delay, func(t *testing.T) {
 			r := newRig(t)
-			h := r.site(farm.Site{Name: "delay.test"})
-			r.start(Config{AllowPrivateNetworks: true}, hooks{crawlDelay: func(string) time.Duration { return c.delay }})
+			h := r.site(farm.Site{Name: "delay.test", Pages: map[string]farm.Page{
+				farm.RobotsPath: farm.Robots("User-agent: *\nCrawl-delay: " + c.delay + "\n"),
+			}})
+			r.start(Config{AllowPrivateNetworks: true}, hooks{})
 			r.add(r.pages(h, 3)...)
+			term := RestCrawlDelay
+			if c.rest == MinRest {
+				term = RestFloor
+			}
 			for u, res := range r.results(3) {
-				if res.Rest != (Rest{c.rest, RestCrawlDelay}) {
-					t.Errorf("%s: rest %v, want %v (crawl-delay)", u, res.Rest, c.rest)
+				if res.Rest != (Rest{c.rest, term}) {
+					t.Errorf("%s: rest %v, want %v (%v)", u, res.Rest, c.rest, term)
 				}
 			}
-			wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, c.rest)
+			wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, c.rest)
 		})
 	}
 }
@@ -133,7 +154,7 @@ func TestRestFromEndOfSlowBody(t *testing.T) {
 	if res[slow].Duration != 10*time.Second || res[slow].Rest != (Rest{30 * time.Second, RestDuration}) {
 		t.Errorf("slow page: duration %v rest %v", res[slow].Duration, res[slow].Rest)
 	}
-	vs := r.farm.Audit().VisitsTo(h)
+	vs := pageVisits(r.farm.Audit().VisitsTo(h))
 	if len(vs) != 2 {
 		t.Fatalf("farm saw %d requests", len(vs))
 	}
@@ -179,8 +200,8 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 			shared = append(shared, v)
 		}
 	}
-	if len(shared) != 6 {
-		t.Fatalf("shared address saw %d requests, want 6", len(shared))
+	if len(shared) != 8 {
+		t.Fatalf("shared address saw %d requests, want 8 (two robots.txt, six pages)", len(shared))
 	}
 	for i, g := range gaps(shared) {
 		if g != MinRest {
@@ -188,10 +209,10 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 		}
 	}
 	// The host alone on its address is not held back by the other two:
-	// its third request is at 6 s, while the shared address needs 15 s.
+	// its last page is at 9 s, while the shared address needs 21 s.
 	alone := audit.VisitsTo(c)
-	if last := alone[len(alone)-1].Start.Sub(alone[0].Start); last != 2*MinRest {
-		t.Errorf("lone host finished at +%v, want +6s", last)
+	if last := alone[len(alone)-1].Start.Sub(alone[0].Start); last != 3*MinRest {
+		t.Errorf("lone host finished at +%v, want +9s", last)
 	}
 }
 
@@ -213,8 +234,8 @@ func TestFiveHundredHosts(t *testing.T) {
 		}
 	}
 	rep := r.farm.Audit().Report(restRule(MinRest))
-	if rep.Requests != hosts*perHost || rep.Addresses != hosts {
-		t.Errorf("farm saw %d requests on %d addresses, want %d on %d", rep.Requests, rep.Addresses, hosts*perHost, hosts)
+	if rep.Requests != hosts*(perHost+1) || rep.Addresses != hosts {
+		t.Errorf("farm saw %d requests on %d addresses, want %d on %d", rep.Requests, rep.Addresses, hosts*(perHost+1), hosts)
 	}
 	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
@@ -233,17 +254,17 @@ func TestAddWhileInFlightWaits(t *testing.T) {
 	gate := make(chan struct{})
 	entered := make(chan string)
 	a := r.site(farm.Site{Name: "busy.test", Pages: map[string]farm.Page{"/held": {Gate: gate, Entered: entered}}})
-	c := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{"/x": {Entered: entered}}})
+	c := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: 404, Entered: entered}}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	r.add(r.farm.URL(a, "/held"))
 	<-entered // busy.test's budget has a request in flight
 	r.add(r.farm.URL(a, "/second"), r.farm.URL(c, "/x"))
-	<-entered // the dispatcher has taken both adds: other.test is being fetched
+	<-entered // the dispatcher has taken both adds: other.test's robots.txt is being fetched
 	close(gate)
 	r.results(3)
 	rep := r.farm.Audit().Report(restRule(MinRest))
 	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
-	wantGaps(t, a, r.farm.Audit().VisitsTo(a), 2, MinRest)
+	wantGaps(t, a, r.farm.Audit().VisitsTo(a), 3, MinRest)
 }

@@ -38,6 +38,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 		return
 	}
 	h.stopped = cause
+	s.recordStop(h, cause, at)
 	attrs := []any{"host", h.name, "time", at, "cause", cause.Error()}
 	var ref *RefusalError
 	if errors.As(cause, &ref) {
@@ -47,6 +48,13 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 	} else {
 		attrs = append(attrs, "kind", "failures", "failures", h.failures)
 		s.f.set.logger.Warn("polite: failures in a row; host stopped for the run", attrs...)
+	}
+	for _, o := range h.origins {
+		waiting := o.waiting
+		o.waiting = nil
+		for _, t := range waiting {
+			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: cause}})
+		}
 	}
 	b := h.budget
 	kept := b.queue[b.head:b.head]

@@ -139,6 +139,14 @@ func (u UserAgent) String() string {
 // Product is the product token robots.txt groups are matched against (R4.4).
 func (u UserAgent) Product() string { return u.withDefaults().Name }
 
+// unrestricted is the identity of requests to hosts whose robots.txt the
+// run does not read (R5.6): the same, with "-unrestricted" on the name.
+func (u UserAgent) unrestricted() UserAgent {
+	u = u.withDefaults()
+	u.Name += "-unrestricted"
+	return u
+}
+
 // From is the From header value: the contact, or "" when there is none.
 func (u UserAgent) From() string { return u.Contact }
 

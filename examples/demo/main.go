@@ -1,10 +1,13 @@
 // Command demo runs the polite fetcher against a small loopback farm of
 // virtual web hosts and shows, request by request, what a site owner would
-// see: who asked, when, how often, and how long the crawler stayed away.
+// see: who asked, when, how often, how long the crawler stayed away, and
+// why.
 //
-// The farm has six host names on five addresses:
+// The farm has eight host names on seven addresses:
 //
 //   - fast.test answers at once: it is asked every 3 s, the floor (R2.1);
+//     its robots.txt disallows /private/, so that URL is never requested
+//     (R5.4), and lists a sitemap;
 //   - slow.test takes about 1 s per answer: 5 × that, about 5 s, is its
 //     rest (R2.2);
 //   - blog.shared.test and shop.shared.test live on ONE address, so they
@@ -13,38 +16,46 @@
 //   - moved.test redirects /old-home to fast.test: the second hop is a new
 //     request that waits for fast.test's own rest (R8.3);
 //   - slowbody.test streams one body slowly (about 0.8 s): that request
-//     buys a 4 s rest instead of 3 s (R2.2).
+//     buys a 4 s rest instead of 3 s (R2.2), counted from the last byte
+//     (R1.3);
+//   - careful.test asks for Crawl-delay: 5 in its robots.txt (R2.3);
+//   - closed.test answers 403: the host is stopped at once, its other URLs
+//     are never requested, and the refusal is logged (R3.1, R3.4).
 //
-// Run it with "go run ./examples/demo"; it takes about 15 s. Each line of
-// the log is one HTTP request, printed when its URL's Result arrives (the
-// hops of a redirect arrive with the final page, so they may print a little
-// after requests that started later):
+// Run it with "go run ./examples/demo"; it takes about 20 s. Each line of
+// the log is one HTTP request, printed as it ends:
 //
 //	at      time since the start when the request was sent
 //	address the server address dialled; the budget is per address
 //	request host and path
-//	status  the HTTP status, or ERROR (the error follows at the end)
+//	status  the HTTP status, or ERROR
 //	took    from sending the request to the last byte of the body
 //	gap     from the end of the previous request to the same address to
-//	        the start of this one ("first" for the first); it must be at
-//	        least the rest of that previous request
+//	        the start of this one ("first" for the first); it is never
+//	        shorter than the rest of that previous request
 //	rest    the wait this response imposes on its address, and the rule
-//	        term that set it: floor (3 s) or duration (5 × took)
+//	        term that set it: floor, duration, crawl-delay, retry-after or
+//	        backoff
+//
+// Lines without a time are URLs that were answered without a request of
+// their own: disallowed by robots.txt, or on a stopped host.
 //
 // At the end the farm's own audit, taken on the server side, counts the
 // requests, the overlaps (two requests at once on one address) and the
 // gaps shorter than R2 allows. The run is polite when both are zero; the
-// demo exits with status 1 otherwise, or when anything failed.
+// demo exits with status 1 otherwise, or when anything failed unexpectedly.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/politecrawler/polite"
@@ -64,13 +75,16 @@ func run() int {
 		return 1
 	}
 
+	log := &requestLog{start: time.Now()}
 	f, err := polite.New(polite.Config{
 		Resolver: fm.Resolver(),
 		// The farm listens on 127.x.y.z. The fetcher refuses loopback and
 		// private addresses by default (R10.1), since links written by
 		// strangers may point there; this demo's hosts are ours.
 		AllowPrivateNetworks: true,
-		Logger:               slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// Refusals are logged here (R3.4), as a site operator's log would.
+		Logger:    slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnRequest: log.request,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo: creating the fetcher:", err)
@@ -83,10 +97,10 @@ func run() int {
 
 	// A bound on the whole run, so a fetcher that never answers cannot
 	// hang the demo.
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
-	start := time.Now()
+	log.header()
 	added := 0
 	for _, u := range urls {
 		if err := f.Add(ctx, u); err != nil {
@@ -95,28 +109,29 @@ func run() int {
 		}
 		added++
 	}
-
-	log := newLog(start)
-	log.header()
-	failed := 0
+	failed, results := 0, 0
 	for range added {
 		r, err := f.Next(ctx)
 		if err != nil {
 			fmt.Printf("ERROR waiting for a result: %v\n", err)
-			failed += added - log.results
+			failed += added - results
 			break
 		}
+		results++
 		if !log.result(r) {
 			failed++
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(log.start)
 
 	// Close before reading the audit, so every request has ended on the
 	// server side too.
 	f.Close()
-	fmt.Printf("\n%d URLs fetched in %.1fs, %d with errors, %d requests made\n",
-		log.results, elapsed.Seconds(), failed, log.requests)
+	if rules, ok := f.Robots(urls[0]); ok {
+		fmt.Printf("\nSitemaps listed in fast.test's robots.txt: %v\n", rules.Sitemaps())
+	}
+	fmt.Printf("\n%d URLs answered in %.1fs, %d unexpected errors, %d requests made (robots.txt included)\n",
+		results, elapsed.Seconds(), failed, log.requests)
 
 	wasPolite := printAudit(fm, log.requests)
 	switch {
@@ -140,10 +155,13 @@ func buildFarm(fm *farm.Farm) ([]string, error) {
 	}
 	// fast.test goes first: moved.test's redirect names its port, which
 	// the farm picks when the site is added.
-	if _, err := fm.AddSite(farm.Site{Name: "fast.test"}); err != nil {
+	if _, err := fm.AddSite(farm.Site{Name: "fast.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: farm.Robots("User-agent: *\nDisallow: /private/\nSitemap: http://fast.test/sitemap.xml\n"),
+	}}); err != nil {
 		return nil, err
 	}
-	// Paths not listed in Pages get the farm's small default HTML page.
+	// Paths not listed in Pages get the farm's small default HTML page;
+	// sites without a scripted robots.txt answer it with 404 (allow all).
 	sites := []farm.Site{
 		{Name: "slow.test", Latency: time.Second},
 		{Name: "blog.shared.test", Addr: shared},
@@ -154,6 +172,10 @@ func buildFarm(fm *farm.Farm) ([]string, error) {
 		{Name: "slowbody.test", Pages: map[string]farm.Page{
 			"/big": {Size: 64 << 10, BodyDelay: 800 * time.Millisecond},
 		}},
+		{Name: "careful.test", Pages: map[string]farm.Page{
+			farm.RobotsPath: farm.Robots("User-agent: PoliteCrawler\nCrawl-delay: 5\n"),
+		}},
+		{Name: "closed.test", Pages: map[string]farm.Page{"/": {Status: 403}}},
 	}
 	for _, site := range sites {
 		if _, err := fm.AddSite(site); err != nil {
@@ -167,104 +189,88 @@ func buildFarm(fm *farm.Farm) ([]string, error) {
 			urls = append(urls, fm.URL(host, p))
 		}
 	}
-	add("fast.test", "/", "/about", "/news")
+	add("fast.test", "/", "/about", "/private/drafts")
 	add("slow.test", "/", "/page/1", "/page/2")
-	// Added in turn. The fetcher queues a name's URLs on the address once
-	// that name is resolved, so they may still come out grouped by name;
-	// what the two names always share is one request at a time and the rest.
 	for _, p := range []string{"/", "/page/1", "/page/2"} {
 		add("blog.shared.test", p)
 		add("shop.shared.test", p)
 	}
-	// The redirect goes last on its host, so its first hop is moved.test's
-	// last request and the log stays in order per address.
-	add("moved.test", "/", "/contact", "/old-home")
-	add("slowbody.test", "/", "/big", "/page/1")
+	add("moved.test", "/", "/old-home")
+	add("slowbody.test", "/big", "/page/1")
+	add("careful.test", "/", "/page/1")
+	add("closed.test", "/", "/page/1", "/page/2")
 	return urls, nil
 }
 
-// request is one request as the fetcher reported it.
-type request struct {
-	addr  netip.Addr
-	start time.Time
-	took  time.Duration
-	rest  polite.Rest
-}
-
-func (q request) end() time.Time { return q.start.Add(q.took) }
-
-// requestLog prints requests and remembers, per address, the ones already
-// seen, to work out the gap before each new one.
+// requestLog prints the run as it happens: one line per HTTP request, as
+// the fetcher reports it ending (Config.OnRequest), and one line per URL
+// that ended without a request of its own (disallowed, host stopped).
 type requestLog struct {
+	mu       sync.Mutex
 	start    time.Time
-	seen     map[netip.Addr][]request
-	results  int
 	requests int
 }
 
-func newLog(start time.Time) *requestLog {
-	return &requestLog{start: start, seen: make(map[netip.Addr][]request)}
-}
-
-// printLine prints one row of the request log in fixed-width columns.
+// printLine prints one row of the log in fixed-width columns.
 func printLine(at, addr, req, status, took, gap, rest, note string) {
-	line := fmt.Sprintf("%-7s  %-11s  %-24s  %-6s  %-7s  %-7s  %-17s  %s", at, addr, req, status, took, gap, rest, note)
+	line := fmt.Sprintf("%-7s  %-11s  %-28s  %-6s  %-7s  %-7s  %-20s  %s", at, addr, req, status, took, gap, rest, note)
 	fmt.Println(strings.TrimRight(line, " "))
 }
 
 func (l *requestLog) header() {
-	printLine("at", "address", "request", "status", "took", "gap", "rest", "")
+	printLine("at", "address", "request", "status", "took", "gap", "rest (R2 term)", "note")
 }
 
-// result prints one line per request of r: each redirect hop, then the
-// final request. It reports whether r is a success.
-func (l *requestLog) result(r *polite.Result) bool {
-	l.results++
-	for _, h := range r.Redirects {
-		note := "redirect to " + shortURL(h.Location)
-		l.line(request{addr: h.Addr, start: h.Started, took: h.Duration, rest: h.Rest}, h.URL, fmt.Sprint(h.Status), note)
-	}
-	if r.Err == nil {
-		var note string
-		if len(r.Redirects) > 0 {
-			note = "end of the redirect from " + shortURL(r.URL)
-		}
-		l.line(request{addr: r.Addr, start: r.Started, took: r.Duration, rest: r.Rest}, r.FinalURL, fmt.Sprint(r.Status), note)
-		return true
-	}
-	// No request was made when the name did not resolve or the fetcher
-	// closed first; otherwise the last request (a refused page, or a
-	// redirect the fetcher would not follow) is shown with its error.
-	if r.Started.IsZero() {
-		printLine("-", "-", shortURL(r.FinalURL), "ERROR", "-", "-", "-", r.Err.Error())
-		return false
-	}
-	l.line(request{addr: r.Addr, start: r.Started, took: r.Duration, rest: r.Rest}, r.FinalURL, "ERROR", r.Err.Error())
-	return false
-}
-
-// line prints one request. Its gap is measured from the request to the
-// same address that ended last before it started, which need not be the
-// last one printed: redirect hops are reported late.
-func (l *requestLog) line(q request, url, status, note string) {
+// request prints one request: called by the fetcher as each one ends.
+func (l *requestLog) request(q polite.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.requests++
 	gap := "first"
-	var prev *request
-	for i, p := range l.seen[q.addr] {
-		if p.start.Before(q.start) && (prev == nil || p.end().After(prev.end())) {
-			prev = &l.seen[q.addr][i]
+	if !q.First {
+		gap = seconds(q.Gap)
+	}
+	status := fmt.Sprint(q.Status)
+	var note string
+	switch {
+	case q.Robots:
+		note = "robots.txt, before any page of the site (R5.1)"
+	case q.Verdict.Kind == polite.KindRedirect:
+		note = "redirect: the next hop waits for its own host's rest (R8.3)"
+	}
+	if q.Err != nil {
+		status, note = "ERROR", q.Err.Error()
+		if q.Status != 0 {
+			status = fmt.Sprint(q.Status)
 		}
 	}
-	if prev != nil {
-		g := q.start.Sub(prev.end())
-		gap = seconds(g)
-		if g < prev.rest.Wait {
-			note = strings.TrimSpace("SHORT GAP: the rest was " + seconds(prev.rest.Wait) + " " + note)
+	at := fmt.Sprintf("+%.2fs", q.Started.Sub(l.start).Seconds())
+	printLine(at, q.Addr.String(), shortURL(q.URL), status, took(q.Duration), gap, q.Rest.String(), note)
+}
+
+// result prints a URL's Result when it says something the request lines
+// did not: a URL that was never requested, or a redirect's end. It
+// reports whether the URL ended well, or as the rules say it must.
+func (l *requestLog) result(r *polite.Result) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case r.Err == nil:
+		if len(r.Redirects) > 0 {
+			printLine("", "", shortURL(r.URL), "done", "", "", "", fmt.Sprintf("%d redirect(s), ended at %s", len(r.Redirects), shortURL(r.FinalURL)))
 		}
+		return true
+	case errors.Is(r.Err, polite.ErrDisallowed):
+		printLine("", "", shortURL(r.URL), "-", "", "", "", "not requested: "+r.Err.Error())
+		return true
+	case errors.Is(r.Err, polite.ErrRefused):
+		if errors.Is(r.Err, polite.ErrHostStopped) {
+			printLine("", "", shortURL(r.URL), "-", "", "", "", "not requested: the host refused earlier and is stopped (R3.1)")
+		}
+		return true
 	}
-	l.seen[q.addr] = append(l.seen[q.addr], q)
-	at := fmt.Sprintf("+%.2fs", q.start.Sub(l.start).Seconds())
-	printLine(at, q.addr.String(), shortURL(url), status, took(q.took), gap, q.rest.String(), note)
+	printLine("", "", shortURL(r.URL), "ERROR", "", "", "", r.Err.Error())
+	return false
 }
 
 // printAudit prints the farm's view of the run and reports whether it was

@@ -1,0 +1,316 @@
+package polite
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// The robots cache keeps R5: before the first page of an origin its
+// robots.txt is fetched, through the same budget and rest as any request,
+// and every page is checked against it. The cache lives in the dispatcher;
+// only the published copies (for Fetcher.Robots) are shared.
+
+// Robots cache timings (R5.3).
+const (
+	// RobotsMaxAge is how long a robots.txt copy is used before it is
+	// asked for again (conditionally).
+	RobotsMaxAge = 24 * time.Hour
+	// RobotsStaleLimit is how long a copy may stand in while the site
+	// cannot be reached; after it, the site is unreachable.
+	RobotsStaleLimit = 30 * 24 * time.Hour
+	// robotsStaleRetry is when a refresh is tried again while a stale
+	// copy stands in.
+	robotsStaleRetry = time.Hour
+)
+
+// ErrDisallowed: robots.txt disallows the URL for the fetcher's product
+// token (R5.4). The Result carries a *DisallowedError with the rule.
+var ErrDisallowed = errors.New("polite: disallowed by robots.txt")
+
+// DisallowedError says which robots.txt rule disallowed a URL.
+type DisallowedError struct {
+	URL      string
+	Agent    string
+	Decision Decision
+}
+
+func (e *DisallowedError) Error() string {
+	return fmt.Sprintf("polite: %s disallowed for %s by robots.txt line %d: Disallow: %s",
+		e.URL, e.Agent, e.Decision.Line, e.Decision.Pattern)
+}
+
+// Is makes errors.Is(err, ErrDisallowed) true.
+func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
+
+// origin is one scheme://host:port and its robots.txt.
+type origin struct {
+	key      string
+	host     *host
+	robots   *Robots   // the copy in use; nil before the first answer
+	fresh    time.Time // the copy is used without asking until then
+	obtained time.Time // when the site last gave an answer (R5.3's 30 days)
+	etag     string    // validators for the conditional refresh
+	modified string
+	fetching bool    // a robots.txt task is queued, resolving or in flight
+	waiting  []*task // pages held until the rules are known
+}
+
+// originKey is scheme://host:port, lower-case, the port always written.
+func originKey(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = defaultPorts[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port), nil
+}
+
+var defaultPorts = map[string]string{"http": "80", "https": "443"}
+
+// robotsURL is the robots.txt URL of an origin key, its port left out
+// when it is the scheme's default.
+func robotsURL(key string) string {
+	scheme, hostport, _ := strings.Cut(key, "://")
+	if host, port, err := net.SplitHostPort(hostport); err == nil && port == defaultPorts[scheme] {
+		hostport = host
+		if strings.Contains(host, ":") {
+			hostport = "[" + host + "]"
+		}
+	}
+	return scheme + "://" + hostport + "/robots.txt"
+}
+
+// hostPolicy is what the Config says of one host name.
+type hostPolicy struct {
+	api          bool          // a documented API: no robots.txt, its own floor (R5.5)
+	limiter      *rate.Limiter // the rate of its terms, when given
+	unrestricted bool          // robots.txt not read this run (R5.6)
+}
+
+// apiFloor is the floor between requests to a documented API (R2.1).
+const apiFloor = time.Second
+
+func (s *settings) policyFor(name string) hostPolicy {
+	var p hostPolicy
+	if a, ok := s.apis[name]; ok {
+		p.api = true
+		if a.Rate > 0 {
+			p.limiter = rate.NewLimiter(a.Rate, max(a.Burst, 1))
+		}
+	}
+	_, p.unrestricted = s.unrestricted[name]
+	return p
+}
+
+func (p hostPolicy) readsRobots() bool { return !p.api && !p.unrestricted }
+
+// gate lets a resolved task into its budget once robots.txt allows it
+// (R5.1, R5.4): at once when the origin's rules are fresh, else after the
+// origin's robots.txt, which goes first in the same budget.
+func (s *scheduler) gate(t *task) {
+	h := t.host
+	if t.robots != nil || !h.policy.readsRobots() {
+		s.enqueue(h.budget, t)
+		return
+	}
+	key, err := originKey(t.url())
+	if err != nil { // cannot happen: the URL was admitted
+		s.finish(t, &Result{Err: fmt.Errorf("%w: %v", ErrInvalidURL, err)})
+		return
+	}
+	o := s.origins[key]
+	if o == nil {
+		o = &origin{key: key, host: h}
+		s.origins[key] = o
+		h.origins = append(h.origins, o)
+		s.recall(o)
+	}
+	if o.robots != nil && s.clk.Now().Before(o.fresh) {
+		s.check(o, t)
+		return
+	}
+	o.waiting = append(o.waiting, t)
+	if !o.fetching {
+		o.fetching = true
+		rt := &task{raw: robotsURL(key), host: h, robots: o}
+		if o.robots != nil {
+			rt.ifNoneMatch, rt.ifModifiedSince = o.etag, o.modified
+		}
+		s.enqueueFront(h.budget, rt)
+	}
+}
+
+// recall takes up the stored robots.txt copy of a new origin (R5.3): used
+// as is while under 24 h old, refreshed conditionally after, and standing
+// in while the site cannot be reached, up to 30 days after it last
+// answered.
+func (s *scheduler) recall(o *origin) {
+	rec, ok, err := s.f.set.store.LoadRobots(o.key)
+	if err != nil {
+		s.f.set.logger.Warn("polite: store: loading robots.txt", "origin", o.key, "err", err)
+		return
+	}
+	if !ok {
+		return
+	}
+	body := rec.Body
+	if rec.Status < 200 || rec.Status > 299 {
+		body = nil // a 4xx was kept: no robots.txt, everything allowed
+	}
+	o.robots = ParseRobots(body)
+	o.obtained = rec.Fetched
+	o.fresh = rec.Fetched.Add(RobotsMaxAge)
+	o.etag, o.modified = rec.Header.Get("ETag"), rec.Header.Get("Last-Modified")
+	s.publish(o)
+	s.applyCrawlDelay(o)
+}
+
+// applyCrawlDelay joins an origin's Crawl-delay to its host's and its
+// budget's rest (R2.3).
+func (s *scheduler) applyCrawlDelay(o *origin) {
+	if cd := o.robots.CrawlDelay(s.f.set.ua.Product()); cd > o.host.crawlDelay {
+		o.host.crawlDelay = cd
+		o.host.budget.crawlDelay = max(o.host.budget.crawlDelay, cd)
+	}
+}
+
+// check queues a page that its origin's rules allow, and answers the
+// others with the rule that disallows them.
+func (s *scheduler) check(o *origin, t *task) {
+	agent := s.f.set.ua.Product()
+	if d := o.robots.Decide(agent, t.url()); !d.Allowed {
+		s.finish(t, &Result{Err: &DisallowedError{URL: t.url(), Agent: agent, Decision: d}})
+		return
+	}
+	s.enqueue(o.host.budget, t)
+}
+
+// learnRobots installs what a robots.txt response says, when it says
+// anything (R5.2): the rules of a 2xx, the same rules again on a 304, no
+// rules for a 4xx that is not a refusal. Its Crawl-delay joins the rest
+// before the rest is computed (R2.3). It reports whether the origin now
+// has rules.
+func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
+	if c.err != nil || v.Kind == KindRefused {
+		return false
+	}
+	switch {
+	case c.status >= 200 && c.status <= 299:
+		o.robots = ParseRobots(c.body)
+		o.etag, o.modified = c.header.Get("ETag"), c.header.Get("Last-Modified")
+	case c.status == 304 && o.robots != nil:
+	case c.status >= 400 && c.status <= 499 && c.status != 429:
+		o.robots = ParseRobots(nil) // no robots.txt: everything allowed
+		o.etag, o.modified = "", ""
+	default:
+		return false
+	}
+	o.obtained = c.end
+	o.fresh = c.end.Add(RobotsMaxAge)
+	s.publish(o)
+	s.applyCrawlDelay(o)
+	return true
+}
+
+// robotsSettled decides what follows a robots.txt answer: release the
+// held pages against the rules; or, when the site could not be reached,
+// stand in the stale copy (up to 30 days, R5.3) or ask again after the
+// backoff, holding every page meanwhile (R5.2).
+func (s *scheduler) robotsSettled(t *task, r *Result, learned bool) {
+	o := t.robots
+	switch {
+	case learned:
+		o.fetching = false
+		s.release(o)
+	case o.host.stopped != nil:
+		o.fetching = false // stop has answered the held pages
+	case t.host.stopped != nil:
+		s.finish(t, r) // a redirect led to a host that stopped: its reason ends the wait
+	case r.Verdict.Failure() || isNetworkFailure(r.Err):
+		now := s.clk.Now()
+		if o.robots != nil && now.Sub(o.obtained) < RobotsStaleLimit {
+			o.fetching = false
+			o.fresh = now.Add(robotsStaleRetry)
+			s.release(o)
+			return
+		}
+		// Ask the origin's own robots.txt again, after the backoff.
+		t.cur, t.hops, t.host = "", nil, o.host
+		s.enqueueFront(o.host.budget, t)
+	default:
+		s.finish(t, r)
+	}
+}
+
+// release checks every page held for an origin's rules.
+func (s *scheduler) release(o *origin) {
+	waiting := o.waiting
+	o.waiting = nil
+	for _, t := range waiting {
+		s.check(o, t)
+	}
+}
+
+// finishRobots ends a robots.txt task that will not be answered: a chain
+// of redirects too long or looping means no robots.txt, everything
+// allowed (RFC 9309 §2.3.1.2); any other end answers every held page
+// with its reason.
+func (s *scheduler) finishRobots(t *task, r *Result) {
+	o := t.robots
+	o.fetching = false
+	if errors.Is(r.Err, ErrTooManyRedirects) || errors.Is(r.Err, ErrRedirectLoop) {
+		o.robots = ParseRobots(nil)
+		o.obtained = s.clk.Now()
+		o.fresh = o.obtained.Add(RobotsMaxAge)
+		s.publish(o)
+		s.release(o)
+		return
+	}
+	waiting := o.waiting
+	o.waiting = nil
+	for _, w := range waiting {
+		s.finish(w, &Result{Err: fmt.Errorf("robots.txt of %s: %w", o.key, r.Err)})
+	}
+}
+
+// robotsBook is the published robots.txt copies, by origin, for callers
+// (R5.4: the Sitemap lines are theirs to read).
+type robotsBook struct {
+	mu    sync.RWMutex
+	byKey map[string]*Robots
+}
+
+func (s *scheduler) publish(o *origin) {
+	b := &s.f.robots
+	b.mu.Lock()
+	if b.byKey == nil {
+		b.byKey = make(map[string]*Robots)
+	}
+	b.byKey[o.key] = o.robots
+	b.mu.Unlock()
+}
+
+// Robots returns the robots.txt rules the fetcher holds for the origin
+// of rawURL (scheme, host and port), and whether it holds any yet. Its
+// Sitemaps method lists the site's Sitemap lines.
+func (f *Fetcher) Robots(rawURL string) (*Robots, bool) {
+	key, err := originKey(rawURL)
+	if err != nil {
+		return nil, false
+	}
+	f.robots.mu.RLock()
+	defer f.robots.mu.RUnlock()
+	r, ok := f.robots.byKey[key]
+	return r, ok
+}

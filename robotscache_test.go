@@ -1,0 +1,312 @@
+package polite
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// R5.1: robots.txt is the first request on every host, asked once per
+// origin, through the same budget and rest as the pages.
+func TestRobotsFirstOnEveryHost(t *testing.T) {
+	r := newRig(t)
+	var urls []string
+	for i := range 30 {
+		h := r.site(farm.Site{Name: fmt.Sprintf("r%02d.test", i)})
+		urls = append(urls, r.pages(h, 3)...)
+	}
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.add(urls...)
+	for u, res := range r.results(len(urls)) {
+		if res.Err != nil {
+			t.Errorf("%s: %v", u, res.Err)
+		}
+	}
+	for i := range 30 {
+		vs := r.farm.Audit().VisitsTo(fmt.Sprintf("r%02d.test", i))
+		if len(vs) != 4 || vs[0].Path != farm.RobotsPath || len(pageVisits(vs)) != 3 {
+			t.Errorf("r%02d.test: %d visits, first %q; want robots.txt once, first, then 3 pages", i, len(vs), vs[0].Path)
+		}
+		if a := vs[0].Header.Get("Accept"); a != "text/plain" {
+			t.Errorf("robots.txt asked with Accept %q", a)
+		}
+	}
+	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+		t.Errorf("farm audit: %v", rep)
+	}
+}
+
+// R5.4: a disallowed URL comes back with ErrDisallowed and the rule; the
+// farm never sees it. Sitemap lines are the caller's to read.
+func TestDisallowedURLs(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "rules.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: farm.Robots("User-agent: *\nDisallow: /private/\n\nUser-agent: PoliteCrawler\nDisallow: /drafts/\nAllow: /drafts/public\n\nSitemap: https://rules.test/sitemap.xml\n"),
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	drafts, public, private := r.farm.URL(h, "/drafts/x"), r.farm.URL(h, "/drafts/public/y"), r.farm.URL(h, "/private/z")
+	r.add(drafts, public, private)
+	res := r.results(3)
+	var dis *DisallowedError
+	if !errors.As(res[drafts].Err, &dis) || !errors.Is(res[drafts].Err, ErrDisallowed) || dis.Decision.Line != 5 || dis.Decision.Pattern != "/drafts/" {
+		t.Errorf("/drafts/x: %v", res[drafts].Err)
+	}
+	if res[public].Err != nil {
+		t.Errorf("/drafts/public/y: %v", res[public].Err)
+	}
+	// Our own group applies, never combined with *'s (R5.1).
+	if res[private].Err != nil {
+		t.Errorf("/private/z: %v", res[private].Err)
+	}
+	for _, v := range r.farm.Audit().VisitsTo(h) {
+		if v.Path == "/drafts/x" {
+			t.Error("the farm saw a disallowed URL")
+		}
+	}
+	rules, ok := r.f.Robots(drafts)
+	if !ok || len(rules.Sitemaps()) != 1 || rules.Sitemaps()[0] != "https://rules.test/sitemap.xml" {
+		t.Errorf("Robots(): %v %v", ok, rules)
+	}
+}
+
+// R5.2: while robots.txt answers 500, nothing but robots.txt is asked,
+// with a growing backoff; when it recovers, the pages follow its rules.
+func TestRobotsUnreachableHoldsThePages(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "down.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: {Sequence: []farm.Page{{Status: 500}, {Status: 503}, {Status: 429}, farm.Robots("User-agent: *\nDisallow: /no\n")}},
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0.5 }})
+	yes, no := r.farm.URL(h, "/yes"), r.farm.URL(h, "/no")
+	r.add(yes, no)
+	res := r.results(2)
+	if res[yes].Err != nil || !errors.Is(res[no].Err, ErrDisallowed) {
+		t.Errorf("after recovery: /yes %v, /no %v", res[yes].Err, res[no].Err)
+	}
+	vs := r.farm.Audit().VisitsTo(h)
+	var paths []string
+	for _, v := range vs {
+		paths = append(paths, v.Path)
+	}
+	if fmt.Sprint(paths) != "[/robots.txt /robots.txt /robots.txt /robots.txt /yes]" {
+		t.Errorf("farm saw %v", paths)
+	}
+	want := []time.Duration{7500 * time.Millisecond, 15 * time.Second, 30 * time.Second, MinRest}
+	if g := gaps(vs); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("gaps %v, want %v", g, want)
+	}
+}
+
+// R5.2, R3.2: a robots.txt that keeps failing stops the host after five
+// failures; its pages come back stopped, none was asked.
+func TestRobotsFailingFiveTimesStopsTheHost(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "dead.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: 502}}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	urls := r.pages(h, 2)
+	r.add(urls...)
+	for u, res := range r.results(2) {
+		if !errors.Is(res.Err, ErrHostStopped) || !errors.Is(res.Err, ErrFailures) {
+			t.Errorf("%s: %v", u, res.Err)
+		}
+	}
+	if n, pages := r.farm.Audit().Count(h), len(pageVisits(r.farm.Audit().VisitsTo(h))); n != FailuresToStop || pages != 0 {
+		t.Errorf("farm saw %d requests, %d of them pages; want %d robots.txt only", n, pages, FailuresToStop)
+	}
+}
+
+// R5.2: 401, 402, 403 and challenge pages on robots.txt are refusals.
+func TestRobotsRefusalStopsTheHost(t *testing.T) {
+	for _, status := range []int{401, 402, 403} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			r := newRig(t)
+			h := r.site(farm.Site{Name: "no.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: status}}})
+			r.start(Config{AllowPrivateNetworks: true}, hooks{})
+			urls := r.pages(h, 2)
+			r.add(urls...)
+			for u, res := range r.results(2) {
+				if !errors.Is(res.Err, ErrHostStopped) || !errors.Is(res.Err, ErrRefused) {
+					t.Errorf("%s: %v", u, res.Err)
+				}
+			}
+			if n := r.farm.Audit().Count(h); n != 1 {
+				t.Errorf("farm saw %d requests, want robots.txt only", n)
+			}
+		})
+	}
+}
+
+// R5.2: a robots.txt that redirects to another host: the hop goes through
+// that host's politeness, and the rules found there apply to the first.
+func TestRobotsRedirectToAnotherHost(t *testing.T) {
+	r := newRig(t)
+	rulesHost := r.site(farm.Site{Name: "cdn.test", Pages: map[string]farm.Page{
+		"/shared-robots.txt": farm.Robots("User-agent: *\nDisallow: /secret\n"),
+	}})
+	h := r.site(farm.Site{Name: "www.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: {Status: 301, Redirect: r.farm.URL(rulesHost, "/shared-robots.txt")},
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	secret, open := r.farm.URL(h, "/secret"), r.farm.URL(h, "/open")
+	r.add(secret, open)
+	res := r.results(2)
+	if !errors.Is(res[secret].Err, ErrDisallowed) || res[open].Err != nil {
+		t.Errorf("/secret %v, /open %v", res[secret].Err, res[open].Err)
+	}
+	if n := r.farm.Audit().Count(rulesHost); n != 1 {
+		t.Errorf("cdn.test saw %d requests, want the redirected robots.txt only", n)
+	}
+}
+
+// R5.3: a copy is used for 24 h without asking; then it is asked again,
+// conditionally, and a 304 keeps it. A failed refresh lets the copy stand
+// in for up to 30 days; after that the site is unreachable.
+func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "cache.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: {Sequence: []farm.Page{
+			{Body: []byte("User-agent: *\nDisallow: /old\n"), Header: http.Header{"Etag": {`"v1"`}}},
+			{Status: 304},
+			{Status: 500},
+		}},
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0 }})
+	batch := func(paths ...string) map[string]*Result {
+		var urls []string
+		for _, p := range paths {
+			urls = append(urls, r.farm.URL(h, p))
+		}
+		r.add(urls...)
+		return r.results(len(urls))
+	}
+	robotsVisits := func() []farm.Visit {
+		var out []farm.Visit
+		for _, v := range r.farm.Audit().VisitsTo(h) {
+			if v.Path == farm.RobotsPath {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	batch("/a")
+	r.clk.Advance(23 * time.Hour) // the fetcher is idle: time may pass
+	if res := batch("/old/1"); !errors.Is(res[r.farm.URL(h, "/old/1")].Err, ErrDisallowed) {
+		t.Error("the copy was not used within 24 h")
+	}
+	if n := len(robotsVisits()); n != 1 {
+		t.Fatalf("robots.txt asked %d times within 24 h", n)
+	}
+	r.clk.Advance(2 * time.Hour)
+	batch("/b")
+	rv := robotsVisits()
+	if len(rv) != 2 || rv[1].Header.Get("If-None-Match") != `"v1"` {
+		t.Fatalf("refresh after 24 h: %d robots.txt requests, If-None-Match %q", len(rv), rv[len(rv)-1].Header.Get("If-None-Match"))
+	}
+	r.clk.Advance(25 * time.Hour) // the refresh now fails: the copy stands in
+	if res := batch("/old/2", "/c"); !errors.Is(res[r.farm.URL(h, "/old/2")].Err, ErrDisallowed) || res[r.farm.URL(h, "/c")].Err != nil {
+		t.Errorf("stale copy not used: %v, %v", res[r.farm.URL(h, "/old/2")].Err, res[r.farm.URL(h, "/c")].Err)
+	}
+	r.clk.Advance(RobotsStaleLimit) // past 30 days: unreachable, pages held, then stopped
+	if res := batch("/d"); !errors.Is(res[r.farm.URL(h, "/d")].Err, ErrHostStopped) {
+		t.Errorf("after 30 days: %v", res[r.farm.URL(h, "/d")].Err)
+	}
+	for _, v := range r.farm.Audit().VisitsTo(h) {
+		if v.Path == "/d" {
+			t.Error("a page was asked while robots.txt was unreachable")
+		}
+	}
+}
+
+// R5.5: a documented API is never asked for robots.txt; it rests 1 s, or
+// longer when its terms' rate is stricter.
+func TestAPIHosts(t *testing.T) {
+	r := newRig(t)
+	api := r.site(farm.Site{Name: "api.test"})
+	slow := r.site(farm.Site{Name: "slowapi.test"})
+	r.start(Config{AllowPrivateNetworks: true, APIs: []API{
+		{Host: "api.test", Terms: "https://api.test/terms"},
+		{Host: "slowapi.test", Terms: "https://slowapi.test/terms", Rate: 0.2},
+	}}, hooks{})
+	r.add(r.pages(api, 3)...)
+	r.add(r.pages(slow, 3)...)
+	r.results(6)
+	wantGaps(t, api, r.farm.Audit().VisitsTo(api), 3, time.Second)
+	wantGaps(t, slow, r.farm.Audit().VisitsTo(slow), 3, 5*time.Second)
+}
+
+// R5.6: an unrestricted run names its hosts and gives a reason, logged at
+// start; those hosts are not asked for robots.txt and see the
+// "-unrestricted" product; pacing is as usual; other hosts are not
+// affected.
+func TestUnrestrictedRun(t *testing.T) {
+	if _, err := New(Config{Unrestricted: Unrestricted{Hosts: []string{"mine.test"}}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("no reason: %v, want ErrConfig", err)
+	}
+	r := newRig(t)
+	mine := r.site(farm.Site{Name: "mine.test", Pages: map[string]farm.Page{farm.RobotsPath: farm.Robots("User-agent: *\nDisallow: /\n")}})
+	other := r.site(farm.Site{Name: "other.test"})
+	logs := &logRecords{}
+	r.start(Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+		Unrestricted: Unrestricted{Hosts: []string{"mine.test"}, Reason: "checking my own site before launch"}}, hooks{})
+	r.add(r.pages(mine, 2)...)
+	r.add(r.pages(other, 1)...)
+	for u, res := range r.results(3) {
+		if res.Err != nil {
+			t.Errorf("%s: %v", u, res.Err)
+		}
+	}
+	vs := r.farm.Audit().VisitsTo(mine)
+	if len(vs) != 2 || len(pageVisits(vs)) != 2 {
+		t.Errorf("mine.test saw %d requests (robots.txt asked?)", len(vs))
+	}
+	wantGaps(t, mine, vs, 2, MinRest)
+	for _, v := range vs {
+		if ua := v.Header.Get("User-Agent"); ua != "PoliteCrawler-unrestricted/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)" {
+			t.Errorf("mine.test saw User-Agent %q", ua)
+		}
+	}
+	for _, v := range r.farm.Audit().VisitsTo(other) {
+		if ua := v.Header.Get("User-Agent"); ua != "PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)" {
+			t.Errorf("other.test saw User-Agent %q", ua)
+		}
+	}
+	found := false
+	for _, rec := range logs.records(t) {
+		if rec["reason"] == "checking my own site before launch" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the reason was not logged at start")
+	}
+}
+
+// OnRequest sees every request, robots.txt included, in the order they
+// end, with the gap since the previous one on the address.
+func TestOnRequestSeesEveryRequest(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "seen.test", Pages: map[string]farm.Page{"/r": {Redirect: "/p2"}}})
+	var seen []Request
+	r.start(Config{AllowPrivateNetworks: true, OnRequest: func(q Request) { seen = append(seen, q) }}, hooks{})
+	r.add(r.farm.URL(h, "/r"), r.farm.URL(h, "/p1"))
+	r.results(2)
+	r.f.Close() // OnRequest runs on the dispatcher: read seen after it is gone
+	var got []string
+	for _, q := range seen {
+		got = append(got, fmt.Sprintf("%s robots=%v first=%v gap=%v rest=%v", q.URL[len(r.farm.URL(h, "")):], q.Robots, q.First, q.Gap, q.Rest))
+	}
+	want := []string{
+		"/robots.txt robots=true first=true gap=0s rest=3s (floor)",
+		"/r robots=false first=false gap=3s rest=3s (floor)",
+		"/p1 robots=false first=false gap=3s rest=3s (floor)",
+		"/p2 robots=false first=false gap=3s rest=3s (floor)",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests seen:\n%v\nwant:\n%v", got, want)
+	}
+}
