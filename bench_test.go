@@ -17,7 +17,8 @@ import (
 //	efficiency = pages/s ÷ Σ_budgets 1/(rest + duration)
 //
 // Both sides are taken per budget in its steady state, from its first
-// request to its last: pages/s sums (n−1)/(last start − first start), and
+// request to its last (robots.txt is each budget's first request):
+// requests/s sums (n−1)/(last start − first start), and
 // the limit sums (n−1)/Σ(duration + rest) over the same requests, the rest
 // computed by R2 from the durations the farm saw. Overlaps and short gaps
 // are the farm's audit. startup_s is how long the last budget waited for
@@ -98,7 +99,7 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 		limit += n / ideal.Seconds()
 	}
 	b.ReportMetric(rate/limit, "efficiency")
-	b.ReportMetric(rate, "pages/s")
+	b.ReportMetric(rate, "requests/s")
 	b.ReportMetric(limit, "limit/s")
 	b.ReportMetric(float64(rep.Overlaps), "overlaps")
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")

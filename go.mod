@@ -8,4 +8,7 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require golang.org/x/sys v0.29.0 // indirect
+require (
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
