@@ -256,6 +256,10 @@ func (s *settings) settleHosts(c Config) error {
 			return fmt.Errorf("%w: API host %s: negative rate or burst", ErrConfig, a.Host)
 		}
 		s.apis[name] = a
+		// Said once at the start, as an unrestricted run is: this host is
+		// paced by its own terms, not by robots.txt (R5.5).
+		s.logger.Info("polite: documented API: robots.txt not read, 1 s floor and the terms' rate",
+			"host", name, "terms", a.Terms, "rate", float64(a.Rate), "rule", "R5.5")
 	}
 	u := c.Unrestricted
 	if len(u.Hosts) == 0 {
