@@ -106,6 +106,12 @@ type Config struct {
 	// for any host.
 	Unrestricted Unrestricted
 
+	// Types names the media types read besides HTML (R8.1), as
+	// "type/subtype" or "type/*": "application/pdf", "image/*". The body
+	// of any other type is not read: the connection is closed after the
+	// headers and the Result carries ErrContentType.
+	Types []string
+
 	// OnRequest, when set, is called with every request as it ends, in
 	// order, from the fetcher's scheduling goroutine: it must return
 	// quickly and must not call the Fetcher.
@@ -152,6 +158,7 @@ type settings struct {
 	apis         map[string]API      // by lower-case host name
 	unrestricted map[string]struct{} // by lower-case host name
 	onRequest    func(Request)
+	types        mediaTypes
 	store        Store
 	ownStore     bool // a memory store of the fetcher's own, closed by Close
 	keepPages    bool // pages are stored and requests made conditional (R6)
@@ -232,6 +239,10 @@ func (c Config) settle() (settings, error) {
 		s.coolOff = DefaultCoolOff
 	}
 	if err := s.settleHosts(c); err != nil {
+		return settings{}, err
+	}
+	var err error
+	if s.types, err = settleTypes(c.Types); err != nil {
 		return settings{}, err
 	}
 	return s, nil

@@ -1,15 +1,13 @@
 package polite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 )
-
-// acceptHTML asks for web pages (R8.1).
-const acceptHTML = "text/html,application/xhtml+xml;q=0.9"
 
 // fetch makes one GET request for a task on its budget's pinned address
 // and reads the body within the caps. It never follows a redirect itself.
@@ -40,7 +38,7 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		req.Header.Set("Accept", "text/plain")
 		maxBody = MaxRobotsBytes // the rest is not read (R5.2)
 	} else {
-		req.Header.Set("Accept", acceptHTML)
+		req.Header.Set("Accept", f.set.types.accept)
 	}
 	// A stored copy makes the request conditional (R6.1).
 	ifNoneMatch, ifModifiedSince := t.ifNoneMatch, t.ifModifiedSince
@@ -69,7 +67,20 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		return c
 	}
 	c.status, c.header = resp.StatusCode, resp.Header
-	c.body, c.truncated, err = readCapped(resp.Body, maxBody)
+	var first []byte
+	if t.robots == nil && c.status >= 200 && c.status <= 299 {
+		// Only pages of a type the fetcher reads are read (R8.1).
+		if resp.Header.Get("Content-Type") == "" {
+			first, err = io.ReadAll(io.LimitReader(resp.Body, sniffLen))
+		}
+		if mt, ok := f.set.types.allows(typeOf(resp.Header, first)); err == nil && !ok {
+			resp.Body.Close() // unread: the connection is dropped, not drained
+			c.end = f.clk.Now()
+			c.err = &ContentTypeError{URL: t.url(), Type: mt}
+			return c
+		}
+	}
+	c.body, c.truncated, err = readCapped(io.MultiReader(bytes.NewReader(first), resp.Body), maxBody)
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body is not read on.
 	resp.Body.Close()

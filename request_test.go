@@ -34,7 +34,7 @@ func TestRequestsAreHonestAndMinimal(t *testing.T) {
 				t.Errorf("%s: %s: %q sent", v.Path, k, got)
 			}
 		}
-		if a := v.Header.Get("Accept"); a != acceptHTML && v.Path != farm.RobotsPath {
+		if a := v.Header.Get("Accept"); a != "text/html,application/xhtml+xml;q=0.9" && v.Path != farm.RobotsPath {
 			t.Errorf("%s: Accept %q", v.Path, a)
 		}
 	}

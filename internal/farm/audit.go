@@ -24,6 +24,10 @@ type Visit struct {
 	// Overlap is set when another request on the same address was still in
 	// the handler when this one started.
 	Overlap bool
+	// Written counts the body bytes the handler managed to write; Cut is
+	// set when the client went away before the body was all written.
+	Written int64
+	Cut     bool
 }
 
 // Audit records every request the farm serves, for checking politeness from
@@ -64,6 +68,17 @@ func (a *Audit) begin(addr netip.Addr, host string, r *http.Request) ticket {
 	v.Overlap = n > 0
 	a.visits = append(a.visits, v)
 	return ticket{gen: a.gen, i: len(a.visits) - 1, addr: addr}
+}
+
+// wrote records how much of the body of t was written, and whether the
+// client cut it short.
+func (a *Audit) wrote(t ticket, n int, cut bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.gen == a.gen {
+		a.visits[t.i].Written += int64(n)
+		a.visits[t.i].Cut = a.visits[t.i].Cut || cut
+	}
 }
 
 // end records the end of the request t.

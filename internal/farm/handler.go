@@ -34,6 +34,7 @@ func (f *Farm) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	t := f.audit.begin(addr, host, r)
 	end := sync.OnceFunc(func() { f.audit.end(t) })
+	w = &countingWriter{ResponseWriter: w, wrote: func(n int, cut bool) { f.audit.wrote(t, n, cut) }}
 	defer end()
 
 	if site == nil {
@@ -156,18 +157,43 @@ func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end
 // closed in the audit: a crawler's next request can never look like an
 // overlap, and a test that has read a body sees its visit's End set.
 // (Response bytes still buffered when the handler returns are sent after
-// it, so nothing relies on the last Write reaching the wire first.)
+// it, so nothing relies on the last Write reaching the wire first.) The
+// body goes in chunks, so a client that hangs up stops the writing and the
+// audit sees how much was sent.
 func finish(w http.ResponseWriter, body []byte, end func()) {
 	n := len(body)
 	if n == 0 {
 		end()
 		return
 	}
-	// Write errors mean the client went away; there is no one to tell.
-	_, _ = w.Write(body[:n-1])
+	const chunk = 64 << 10
+	for rest := body[:n-1]; len(rest) > 0; {
+		k := min(chunk, len(rest))
+		if _, err := w.Write(rest[:k]); err != nil {
+			end()
+			return // the client went away; the audit knows
+		}
+		rest = rest[k:]
+	}
 	end()
 	_, _ = w.Write(body[n-1:])
 }
+
+// countingWriter tells the audit how many body bytes reached the
+// connection, and whether the client cut the body short.
+type countingWriter struct {
+	http.ResponseWriter
+	wrote func(n int, cut bool)
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.wrote(n, err != nil)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection to flush.
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // writeFlush writes b and pushes it (and the headers) to the client now.
 func writeFlush(w http.ResponseWriter, b []byte) {

@@ -1,0 +1,95 @@
+package polite
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// The fetcher reads pages, not everything (R8.1): HTML always, other media
+// types only when the caller names them in Config.Types.
+
+// htmlTypes are always read.
+var htmlTypes = []string{"text/html", "application/xhtml+xml"}
+
+// ErrContentType: the response's media type is not one the fetcher reads;
+// the body was not read and the connection was closed (R8.1). The Result
+// carries a *ContentTypeError.
+var ErrContentType = errors.New("polite: media type not read")
+
+// ContentTypeError names the media type that was not read.
+type ContentTypeError struct {
+	URL  string
+	Type string // as sent, or as sniffed when the server sent none
+}
+
+func (e *ContentTypeError) Error() string {
+	return fmt.Sprintf("polite: %s is %s: not read (HTML only, unless Config.Types names it)", e.URL, e.Type)
+}
+
+// Is makes errors.Is(err, ErrContentType) true.
+func (e *ContentTypeError) Is(target error) bool { return target == ErrContentType }
+
+// mediaTypes is the set of types a fetcher reads, and the Accept header
+// that asks for them.
+type mediaTypes struct {
+	exact  map[string]bool // "application/pdf"
+	prefix []string        // "image/" for "image/*"
+	accept string
+}
+
+// settleTypes checks Config.Types: each "type/subtype" or "type/*".
+func settleTypes(extra []string) (mediaTypes, error) {
+	m := mediaTypes{exact: map[string]bool{}}
+	accept := []string{"text/html", "application/xhtml+xml;q=0.9"}
+	for _, t := range htmlTypes {
+		m.exact[t] = true
+	}
+	for _, raw := range extra {
+		t := strings.ToLower(strings.TrimSpace(raw))
+		major, minor, ok := strings.Cut(t, "/")
+		if !ok || major == "" || minor == "" || major == "*" || strings.ContainsAny(t, " ;,") {
+			return mediaTypes{}, fmt.Errorf("%w: media type %q: want type/subtype or type/*", ErrConfig, raw)
+		}
+		if minor == "*" {
+			m.prefix = append(m.prefix, major+"/")
+		} else {
+			m.exact[t] = true
+		}
+		accept = append(accept, t+";q=0.8")
+	}
+	m.accept = strings.Join(accept, ",")
+	return m, nil
+}
+
+// allows reports whether a Content-Type value names a type that is read.
+func (m mediaTypes) allows(contentType string) (string, bool) {
+	t, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		t = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	}
+	if m.exact[t] {
+		return t, true
+	}
+	for _, p := range m.prefix {
+		if strings.HasPrefix(t, p) {
+			return t, true
+		}
+	}
+	return t, false
+}
+
+// sniffLen is how much of a body without Content-Type is read to tell
+// what it is (as http.DetectContentType does).
+const sniffLen = 512
+
+// typeOf is the response's media type: as sent, or sniffed from the first
+// bytes when the server sent none.
+func typeOf(h http.Header, first []byte) string {
+	if ct := h.Get("Content-Type"); ct != "" {
+		return ct
+	}
+	return http.DetectContentType(first)
+}
