@@ -115,11 +115,12 @@ func (h *dueHeap) Pop() any {
 
 // event is a message to the dispatcher; exactly one field is set.
 type event struct {
-	add      *task       // accepted by Add; hostName says where it goes
-	hostName string      //
-	resolved *resolution // a worker finished a lookup
-	done     *completion // a worker finished a request
-	close    bool        // Close was called
+	add      *task        // accepted by Add; hostName says where it goes
+	hostName string       //
+	resolved *resolution  // a worker finished a lookup
+	done     *completion  // a worker finished a request
+	close    bool         // Close was called
+	query    chan<- Stats // Stats was called
 }
 
 type resolution struct {
@@ -167,6 +168,9 @@ type scheduler struct {
 	spare  []event
 	closed bool
 	wake   chan struct{}
+
+	counts runStats
+	final  Stats // the snapshot at the dispatcher's end, for Stats after Close
 }
 
 func newScheduler(f *Fetcher, hk hooks) *scheduler {
@@ -194,6 +198,22 @@ func (s *scheduler) post(ev event) bool {
 		s.closed = true
 	}
 	s.inbox = append(s.inbox, ev)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// postQuery asks the dispatcher for a snapshot; false once it has ended.
+func (s *scheduler) postQuery(reply chan<- Stats) bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.inbox = append(s.inbox, event{query: reply})
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
@@ -232,6 +252,7 @@ func (s *scheduler) run() {
 		s.mu.Unlock()
 
 		if s.closing && s.running == 0 {
+			s.final = s.snapshot()
 			close(s.jobs)
 			return
 		}
@@ -265,6 +286,8 @@ func (s *scheduler) handle(ev event) {
 	case ev.done != nil:
 		s.running--
 		s.completed(ev.done)
+	case ev.query != nil:
+		ev.query <- s.snapshot()
 	case ev.close:
 		s.close()
 	}
@@ -427,6 +450,8 @@ func (s *scheduler) completed(c *completion) {
 	b, t := c.budget, c.task
 	h := t.host
 	b.busy = false
+	s.counts.requests++
+	s.counts.bytes += int64(len(c.body))
 	r := &Result{
 		Status:    c.status,
 		Header:    c.header,

@@ -38,6 +38,10 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 		return
 	}
 	h.stopped = cause
+	if s.counts.refusals == nil {
+		s.counts.refusals = make(map[string]int)
+	}
+	s.counts.refusals[stopKind(cause)]++
 	s.recordStop(h, cause, at)
 	attrs := []any{"host", h.name, "time", at, "cause", cause.Error()}
 	var ref *RefusalError

@@ -1,0 +1,96 @@
+package polite
+
+import (
+	"context"
+	"errors"
+	"maps"
+)
+
+// Stats is a snapshot of a Fetcher's work, for progress lines and metrics.
+// Budgets are server addresses (R1.1): Active and Resting count addresses;
+// Stopped counts host names.
+type Stats struct {
+	Hosts    int // host names seen in this run
+	Active   int // addresses with a request in flight
+	Resting  int // addresses with URLs queued, waiting out a rest
+	Stopped  int // hosts stopped: refused, failing, or cooling off from an earlier run
+	Parked   int // addresses parked by a Retry-After beyond the horizon
+	Queued   int // accepted URLs waiting: in queues, for a lookup, or for robots.txt
+	InFlight int // requests in flight
+	Requests int // requests made, robots.txt included
+	Bytes    int64
+	// Refusals counts the hosts stopped in this run, by kind:
+	// "refused", "challenge", "failures".
+	Refusals map[string]int
+}
+
+// runStats are the counters the dispatcher keeps as it goes.
+type runStats struct {
+	requests int
+	bytes    int64
+	refusals map[string]int
+}
+
+// Stats returns a snapshot of the fetcher's work. It asks the scheduling
+// goroutine, so the numbers agree with one another; after Close it returns
+// the last snapshot.
+func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
+	reply := make(chan Stats, 1)
+	if f.sched.postQuery(reply) {
+		select {
+		case st := <-reply:
+			return st, nil
+		case <-f.dispatched:
+		case <-ctx.Done():
+			return Stats{}, ctx.Err()
+		}
+	}
+	<-f.dispatched
+	return f.sched.final, nil
+}
+
+// snapshot counts the scheduler's state; it runs on the dispatcher.
+func (s *scheduler) snapshot() Stats {
+	st := Stats{
+		Hosts:    len(s.hosts),
+		InFlight: s.running,
+		Requests: s.counts.requests,
+		Bytes:    s.counts.bytes,
+		Refusals: maps.Clone(s.counts.refusals),
+	}
+	now := s.clk.Now()
+	for _, b := range s.budgets {
+		switch {
+		case b.busy:
+			st.Active++
+		case b.pending() > 0:
+			st.Resting++
+		}
+		if b.parkedUntil.After(now) {
+			st.Parked++
+		}
+		st.Queued += b.pending()
+	}
+	for _, h := range s.hosts {
+		if h.stopped != nil {
+			st.Stopped++
+		}
+		st.Queued += len(h.waiting)
+	}
+	for _, o := range s.origins {
+		st.Queued += len(o.waiting)
+	}
+	return st
+}
+
+// stopKind names a stop for Stats.Refusals.
+func stopKind(cause error) string {
+	var ref *RefusalError
+	switch {
+	case !errors.As(cause, &ref):
+		return "failures"
+	case ref.Verdict.Challenge:
+		return "challenge"
+	}
+	return "refused"
+}
