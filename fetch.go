@@ -90,6 +90,12 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		c.err = f.requestError(err)
 	case c.truncated && t.robots == nil:
 		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
+	}
+	if c.err == nil && t.robots == nil {
+		c.bodyHash = bodyHash(c.body)
+	}
+	switch {
+	case c.err != nil:
 	case t.robots != nil:
 		f.keepRobots(t, c)
 	case c.status == http.StatusNotModified && haveCopy:

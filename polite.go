@@ -118,8 +118,16 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return err
 	}
+	n, err := normalise(rawURL)
+	if err != nil {
+		return err
+	}
+	t := &task{raw: rawURL}
+	if n != rawURL {
+		t.cur = n // the URL requested: normalised, session ids stripped (R9)
+	}
 	f.accepted.Add(1)
-	if !f.sched.post(event{add: &task{raw: rawURL}, hostName: name}) {
+	if !f.sched.post(event{add: t, hostName: name}) {
 		f.accepted.Add(-1)
 		return ErrClosed
 	}

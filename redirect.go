@@ -35,6 +35,10 @@ func (s *scheduler) follow(t *task, r *Result) {
 		Addr: r.Addr, Started: r.Started, Duration: r.Duration, Rest: r.Rest,
 	})
 	t.cur = target
+	if e := s.trapped(t, name, false); e != nil {
+		s.dropTrap(t, e)
+		return
+	}
 	s.admit(t, name)
 }
 
@@ -66,6 +70,9 @@ func (s *scheduler) redirectTarget(t *task, from, loc string) (target, name stri
 	}
 	name, err = checkURL(target, s.f.set.allowPrivate)
 	if err != nil {
+		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
+	}
+	if target, err = normalise(target); err != nil {
 		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
 	}
 	return target, name, nil

@@ -2,6 +2,8 @@ package polite
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,7 +59,8 @@ func TestRedirectLoopAndLimit(t *testing.T) {
 		"/self": {Redirect: "/self"},
 	}})
 	long := r.site(farm.Site{Name: "long.test", Default: func(path string) farm.Page {
-		return farm.Page{Redirect: strings.TrimSuffix(path, "/") + "/next"}
+		n, _ := strconv.Atoi(strings.TrimPrefix(path, "/hop"))
+		return farm.Page{Redirect: fmt.Sprintf("/hop%d", n+1)}
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	lu, gu, su := r.farm.URL(loop, "/x"), r.farm.URL(long, "/"), r.farm.URL(loop, "/s")

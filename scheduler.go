@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/urltrap"
 )
 
 // The scheduler keeps R1: one request in flight per budget, many budgets in
@@ -141,6 +142,7 @@ type completion struct {
 	start     time.Time
 	end       time.Time   // the body was read or the request failed (R1.3)
 	stored    *StoredPage // the copy a 304 confirmed (R6.2)
+	bodyHash  uint64      // of a page's body, for the repeated-content trap (R9)
 }
 
 // job is work for a worker: a lookup or a request.
@@ -171,6 +173,7 @@ type scheduler struct {
 
 	counts runStats
 	final  Stats // the snapshot at the dispatcher's end, for Stats after Close
+	traps  *urltrap.Tracker
 }
 
 func newScheduler(f *Fetcher, hk hooks) *scheduler {
@@ -183,6 +186,7 @@ func newScheduler(f *Fetcher, hk hooks) *scheduler {
 		budgets: make(map[netip.Addr]*budget),
 		jobs:    make(chan job, f.set.maxInFlight),
 		wake:    make(chan struct{}, 1),
+		traps:   urltrap.NewTracker(trapLimits),
 	}
 }
 
@@ -279,6 +283,10 @@ func (s *scheduler) run() {
 func (s *scheduler) handle(ev event) {
 	switch {
 	case ev.add != nil:
+		if e := s.trapped(ev.add, ev.hostName, true); e != nil {
+			s.dropTrap(ev.add, e)
+			return
+		}
 		s.admit(ev.add, ev.hostName)
 	case ev.resolved != nil:
 		s.running--
@@ -419,9 +427,18 @@ func (s *scheduler) dispatch(now time.Time) {
 				continue
 			}
 		}
+		t := b.pop()
+		if t.robots == nil {
+			// A pattern found repeating while this URL waited is not asked.
+			if pattern, bad := s.traps.Dropped(t.host.name, t.url()); bad {
+				s.dropTrap(t, &TrapError{URL: t.url(), Kind: string(urltrap.RepeatedContent), Reason: "pages like " + pattern + " repeat the same content"})
+				s.arm(b)
+				continue
+			}
+		}
 		b.busy = true
 		s.running++
-		s.jobs <- job{fetch: b.pop(), budget: b}
+		s.jobs <- job{fetch: t, budget: b}
 	}
 }
 
@@ -461,6 +478,9 @@ func (s *scheduler) completed(c *completion) {
 		Addr:      b.addr,
 		Started:   c.start,
 		Duration:  c.end.Sub(c.start),
+	}
+	if t.robots == nil && c.err == nil && c.status >= 200 && c.status <= 299 {
+		s.traps.Content(h.name, t.url(), c.bodyHash)
 	}
 	if c.stored != nil { // 304: the stored copy is the page (R6.2)
 		r.Status, r.Header, r.Body, r.NotModified = c.stored.Status, c.stored.Header, c.stored.Body, true

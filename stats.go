@@ -22,6 +22,8 @@ type Stats struct {
 	// Refusals counts the hosts stopped in this run, by kind:
 	// "refused", "challenge", "failures".
 	Refusals map[string]int
+	// Traps counts the URLs dropped as traps, by kind (R9).
+	Traps map[string]int
 }
 
 // runStats are the counters the dispatcher keeps as it goes.
@@ -29,6 +31,7 @@ type runStats struct {
 	requests int
 	bytes    int64
 	refusals map[string]int
+	traps    map[string]int
 }
 
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
@@ -57,6 +60,7 @@ func (s *scheduler) snapshot() Stats {
 		Requests: s.counts.requests,
 		Bytes:    s.counts.bytes,
 		Refusals: maps.Clone(s.counts.refusals),
+		Traps:    maps.Clone(s.counts.traps),
 	}
 	now := s.clk.Now()
 	for _, b := range s.budgets {

@@ -1,0 +1,81 @@
+package polite
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/politecrawler/polite/internal/urltrap"
+)
+
+// Traps (R9): URLs are normalised before they are queued (case, default
+// ports, dot segments, fragments, percent-encoding, session ids), and a
+// URL that looks like a trap is dropped with a Result that names it:
+// endless calendars, repeating path segments, absurd depth or length, a
+// URL already added, or a URL pattern whose pages keep repeating the same
+// content. Nothing is dropped without a Result.
+
+// ErrTrap: the URL was dropped as a crawler trap or a duplicate; the
+// Result carries a *TrapError naming the kind and the evidence.
+var ErrTrap = errors.New("polite: crawler trap")
+
+// TrapError says which trap a URL fell into.
+type TrapError struct {
+	URL    string
+	Kind   string // "calendar", "session-id", "repeating-segments", "too-deep", "too-long", "repeated-content", "duplicate"
+	Reason string
+}
+
+func (e *TrapError) Error() string {
+	return fmt.Sprintf("polite: %s dropped as a trap (%s): %s", e.URL, e.Kind, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrTrap) true.
+func (e *TrapError) Is(target error) bool { return target == ErrTrap }
+
+// trapLimits are the trap detector's bounds: at most 16 path segments and
+// 1,024 bytes, dates within 2 years of today, and a URL pattern dropped
+// after 5 of its pages served the same content.
+var trapLimits = urltrap.Limits{}
+
+// normalise is the URL the fetcher requests for one a caller gave.
+func normalise(raw string) (string, error) {
+	n, err := urltrap.Normalize(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	return n, nil
+}
+
+// trapped checks a URL about to be queued. fresh is set for URLs from
+// Add, which are also checked against the URLs added before; redirect
+// targets are part of one URL's chain and are not.
+func (s *scheduler) trapped(t *task, host string, fresh bool) *TrapError {
+	u := t.url()
+	if kind, reason, bad := urltrap.Check(u, s.clk.Now(), trapLimits); bad {
+		return &TrapError{URL: u, Kind: string(kind), Reason: reason}
+	}
+	if fresh && s.traps.Seen(u) {
+		return &TrapError{URL: u, Kind: string(urltrap.Duplicate), Reason: "already added in this run"}
+	}
+	if pattern, bad := s.traps.Dropped(host, u); bad {
+		return &TrapError{URL: u, Kind: string(urltrap.RepeatedContent), Reason: "pages like " + pattern + " repeat the same content"}
+	}
+	return nil
+}
+
+// dropTrap answers a trapped task and counts it.
+func (s *scheduler) dropTrap(t *task, e *TrapError) {
+	if s.counts.traps == nil {
+		s.counts.traps = make(map[string]int)
+	}
+	s.counts.traps[e.Kind]++
+	s.finish(t, &Result{Err: e})
+}
+
+// bodyHash identifies a page's content for the repeated-content check.
+func bodyHash(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}

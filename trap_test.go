@@ -1,0 +1,106 @@
+package polite
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// R9: URLs are normalised; one already added, in any spelling, comes back
+// as a duplicate; session ids are stripped before the request; a calendar
+// far from today, a repeating path, or an absurd depth is dropped without
+// a request. Every dropped URL has its Result naming the trap.
+func TestTrapsAreDroppedWithAResult(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "site.test"})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	base := r.farm.URL(h, "")
+	page := base + "/a/b"
+	cases := map[string]string{ // URL → trap kind ("" for a page)
+		page: "",
+		"HTTP://SITE.TEST" + base[len("http://site.test"):] + "/a/./c/../b#top": "duplicate",
+		base + "/a/b;jsessionid=0123456789ABCDEF":                               "duplicate",
+		base + "/shop?item=7&PHPSESSID=abc123":                                   "",
+		base + "/shop?item=7":                                                    "duplicate",
+		base + "/calendar/2099/01/":                                              "calendar",
+		base + "/x/y/x/y/x/y":                                                    "repeating-segments",
+		base + "/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18":                   "too-deep",
+	}
+	var urls []string
+	for u := range cases {
+		urls = append(urls, u)
+	}
+	// The page first, so that its spellings are the duplicates.
+	r.add(page, base+"/shop?item=7&PHPSESSID=abc123")
+	for _, u := range urls {
+		if u != page && u != base+"/shop?item=7&PHPSESSID=abc123" {
+			r.add(u)
+		}
+	}
+	res := r.results(len(cases))
+	for u, kind := range cases {
+		var te *TrapError
+		switch {
+		case kind == "" && res[u].Err != nil:
+			t.Errorf("%s: %v", u, res[u].Err)
+		case kind != "" && (!errors.As(res[u].Err, &te) || te.Kind != kind || !errors.Is(res[u].Err, ErrTrap)):
+			t.Errorf("%s: %v, want a %s trap", u, res[u].Err, kind)
+		}
+	}
+	var paths []string
+	for _, v := range pageVisits(r.farm.Audit().VisitsTo(h)) {
+		paths = append(paths, v.Path)
+	}
+	if fmt.Sprint(paths) != "[/a/b /shop?item=7]" {
+		t.Errorf("farm saw %v: want the page once and the shop without its session id", paths)
+	}
+	st, _ := r.f.Stats(t.Context())
+	if st.Traps["duplicate"] != 3 || st.Traps["calendar"] != 1 {
+		t.Errorf("trap counts %v", st.Traps)
+	}
+}
+
+// R9: a URL pattern whose pages keep serving the same content is dropped
+// after five of them; the URLs of that pattern still queued come back as
+// traps, unrequested, and other pages of the host go on.
+func TestRepeatedContentDropsThePattern(t *testing.T) {
+	r := newRig(t)
+	same := farm.Page{Body: []byte("<p>the same listing, whatever the page number</p>")}
+	h := r.site(farm.Site{Name: "mirror.test", Default: func(path string) farm.Page {
+		if path == "/list" {
+			return same
+		}
+		return farm.Page{}
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	var urls []string
+	for i := range 9 {
+		urls = append(urls, r.farm.URL(h, fmt.Sprintf("/list?page=%d", i)))
+	}
+	other := r.farm.URL(h, "/about")
+	r.add(append(urls, other)...)
+	res := r.results(len(urls) + 1)
+	fetched, dropped := 0, 0
+	for _, u := range urls {
+		var te *TrapError
+		switch {
+		case res[u].Err == nil:
+			fetched++
+		case errors.As(res[u].Err, &te) && te.Kind == "repeated-content":
+			dropped++
+		default:
+			t.Errorf("%s: %v", u, res[u].Err)
+		}
+	}
+	if fetched != 5 || dropped != 4 {
+		t.Errorf("%d fetched, %d dropped; want 5 and 4", fetched, dropped)
+	}
+	if res[other].Err != nil {
+		t.Errorf("/about: %v", res[other].Err)
+	}
+	if n := len(pageVisits(r.farm.Audit().VisitsTo(h))); n != 6 {
+		t.Errorf("farm saw %d page requests, want 6", n)
+	}
+}
