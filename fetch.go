@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+
+	"github.com/politecrawler/polite/internal/htmlpass"
 )
 
 // fetch makes one GET request for a task on its budget's pinned address
@@ -100,13 +103,31 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		f.keepRobots(t, c)
 	case c.status == http.StatusNotModified && haveCopy:
 		c.stored = &stored // the copy stays as it is (R6.2)
-	case c.status >= 200 && c.status <= 299 && f.set.keepPages:
-		p := StoredPage{URL: t.url(), Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
-		if err := f.set.store.SavePage(p); err != nil {
-			f.set.logger.Warn("polite: store: keeping a page", "url", t.url(), "err", err)
+		f.readPage(t, c, stored.Header, stored.Body)
+	case c.status >= 200 && c.status <= 299:
+		f.readPage(t, c, c.header, c.body)
+		if f.set.keepPages {
+			p := StoredPage{URL: t.url(), Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
+			if err := f.set.store.SavePage(p); err != nil {
+				f.set.logger.Warn("polite: store: keeping a page", "url", t.url(), "err", err)
+			}
 		}
 	}
 	return c
+}
+
+// readPage makes the one bounded pass over an HTML page (text, links,
+// meta) and reads the content signals that apply to it (R7), here in the
+// worker rather than on the scheduling goroutine.
+func (f *Fetcher) readPage(t *task, c *completion, header http.Header, body []byte) {
+	var page htmlpass.Page
+	if mt, _ := f.set.types.allows(typeOf(header, body)); mt == "text/html" || mt == "application/xhtml+xml" {
+		if u, err := url.Parse(t.url()); err == nil {
+			page = htmlpass.Parse(body, u)
+			c.page = &page
+		}
+	}
+	c.signals = readSignals(t.rules, f.set.ua.Product(), t.url(), header, page)
 }
 
 // keepRobots stores a robots.txt answer that says something (R5.3): the

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/politecrawler/polite/internal/htmlpass"
 )
 
 // Result is the outcome of one URL given to Add: exactly one per accepted
@@ -46,6 +48,13 @@ type Result struct {
 	// Rest is the wait this response imposed on its budget before the
 	// next request to the same address, and the term of R2 that set it.
 	Rest Rest
+
+	// Signals are the content-use signals that apply to the page, each
+	// with its source (R7): robots.txt, headers, the page's meta tags.
+	Signals Signals
+	// page is the one bounded pass over the body: text, title, links,
+	// meta. Nil when there is no HTML body.
+	page *htmlpass.Page
 }
 
 // Hop is one redirect: the request that answered with it, where it

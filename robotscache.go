@@ -193,6 +193,7 @@ func (s *scheduler) check(o *origin, t *task) {
 		s.finish(t, &Result{Err: &DisallowedError{URL: t.url(), Agent: agent, Decision: d}})
 		return
 	}
+	t.rules = o.robots
 	s.enqueue(o.host.budget, t)
 }
 

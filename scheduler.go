@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/htmlpass"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
@@ -32,6 +33,9 @@ type task struct {
 	robots *origin
 	// Validators of a stored copy, for a conditional request (R5.3, R6).
 	ifNoneMatch, ifModifiedSince string
+	// rules are the robots.txt rules the page was admitted under; their
+	// content signals apply to it (R7.1). Nil without robots.txt.
+	rules *Robots
 }
 
 func (t *task) url() string {
@@ -142,7 +146,9 @@ type completion struct {
 	start     time.Time
 	end       time.Time   // the body was read or the request failed (R1.3)
 	stored    *StoredPage // the copy a 304 confirmed (R6.2)
-	bodyHash  uint64      // of a page's body, for the repeated-content trap (R9)
+	page      *htmlpass.Page
+	signals   Signals
+	bodyHash  uint64 // of a page's body, for the repeated-content trap (R9)
 }
 
 // job is work for a worker: a lookup or a request.
@@ -485,6 +491,7 @@ func (s *scheduler) completed(c *completion) {
 	if c.stored != nil { // 304: the stored copy is the page (R6.2)
 		r.Status, r.Header, r.Body, r.NotModified = c.stored.Status, c.stored.Header, c.stored.Body, true
 	}
+	r.page, r.Signals = c.page, c.signals
 	failed := false
 	if c.status != 0 {
 		r.Verdict = classifyAt(c.status, c.header, c.body, c.end)

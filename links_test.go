@@ -1,0 +1,75 @@
+package polite
+
+import (
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/politecrawler/polite/internal/htmlpass"
+)
+
+func TestLinks(t *testing.T) {
+	body, err := os.ReadFile("testdata/pages/article.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := parsePage(t, string(body), "https://example.com/guide/quiet.html")
+	want := []Link{
+		{"https://example.com/feed.xml", false},
+		{"https://example.com/guide/page-2", false},
+		{"https://example.com/", false},
+		{"https://example.com/guide/", false},
+		{"https://example.com/guide/related.html", false},
+		{"https://other.example.org/paper", true},
+	}
+	if got := pageLinks(page, signalsFor(t, "", nil, string(body), "")); !reflect.DeepEqual(got, want) {
+		t.Errorf("article links:\n got %v\nwant %v", got, want)
+	}
+}
+
+// A page that says nofollow makes every link NoFollow, whether it says so
+// in a meta tag, its own meta name or the header.
+func TestLinksNoFollow(t *testing.T) {
+	body, err := os.ReadFile("testdata/pages/nofollow.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := parsePage(t, string(body), "https://example.com/n.html")
+	want := []Link{
+		{"https://cdn.example.com/docs/a.html", true},
+		{"https://cdn.example.com/b", true},
+		{"https://example.org/c", true},
+	}
+	if got := pageLinks(page, signalsFor(t, "", nil, string(body), "")); !reflect.DeepEqual(got, want) {
+		t.Errorf("nofollow page:\n got %v\nwant %v", got, want)
+	}
+	// The page's own robots meta counts even when the signals were read
+	// without the page.
+	if got := pageLinks(page, Signals{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("nofollow page, no signals:\n got %v\nwant %v", got, want)
+	}
+
+	plain := parsePage(t, `<a href="/a">a</a><a href="/b" rel="nofollow">b</a>`, "https://example.com/")
+	for _, tt := range []struct {
+		name string
+		sig  Signals
+		want []Link
+	}{
+		{"no signal", Signals{}, []Link{{"https://example.com/a", false}, {"https://example.com/b", true}}},
+		{"header", signalsFor(t, "", hdr("X-Robots-Tag", "nofollow"), "", ""),
+			[]Link{{"https://example.com/a", true}, {"https://example.com/b", true}}},
+		{"none", signalsFor(t, "", hdr("X-Robots-Tag", "none"), "", ""),
+			[]Link{{"https://example.com/a", true}, {"https://example.com/b", true}}},
+		{"own meta", signalsFor(t, "", nil, meta("politecrawler", "nofollow"), ""),
+			[]Link{{"https://example.com/a", true}, {"https://example.com/b", true}}},
+		{"another bot's header", signalsFor(t, "", hdr("X-Robots-Tag", "googlebot: nofollow"), "", ""),
+			[]Link{{"https://example.com/a", false}, {"https://example.com/b", true}}},
+	} {
+		if got := pageLinks(plain, tt.sig); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if pageLinks(nil, Signals{}) != nil || pageLinks(&htmlpass.Page{}, Signals{}) != nil {
+		t.Error("links of no page")
+	}
+}
