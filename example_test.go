@@ -6,6 +6,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 
 	"github.com/politecrawler/polite"
 )
@@ -73,4 +74,47 @@ func ExampleFetcher_Add() {
 	// Output:
 	// polite: unsupported URL scheme: "ftp" in "ftp://example.org/file": only http and https
 	// http://169.254.169.254/latest/meta-data/: polite: address not allowed: 169.254.169.254 is not a public address
+}
+
+// A small site crawler: the Fetcher does the politeness (one request at a
+// time per server, the rests, robots.txt, refusals, traps); the crawler
+// only chooses which links to follow. examples/crawl is the full program.
+func ExampleResult_Links() {
+	f, err := polite.New(polite.Config{
+		Name:    "example-crawler",
+		Version: "1.0",
+		InfoURL: "https://example.org/about-our-crawler",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	seed, _ := url.Parse("https://example.org/")
+	added := map[string]bool{}
+	add := func(u string) {
+		p, err := url.Parse(u)
+		if err != nil || p.Host != seed.Host || added[u] || len(added) >= 100 {
+			return // stay on the site, add each link once, stop at 100
+		}
+		if f.Add(ctx, u) == nil {
+			added[u] = true
+		}
+	}
+	add(seed.String())
+	for f.Pending() > 0 {
+		r, err := f.Next(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if r.Err != nil {
+			log.Printf("%s: %v", r.URL, r.Err) // disallowed, refused, a trap…
+			continue
+		}
+		for _, l := range r.Links() {
+			if !l.NoFollow {
+				add(l.URL)
+			}
+		}
+	}
 }
