@@ -44,7 +44,10 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		req.Header.Set("Accept", f.set.types.accept)
 	}
 	// A stored copy makes the request conditional (R6.1).
-	ifNoneMatch, ifModifiedSince := t.ifNoneMatch, t.ifModifiedSince
+	var ifNoneMatch, ifModifiedSince string
+	if t.rare != nil {
+		ifNoneMatch, ifModifiedSince = t.rare.ifNoneMatch, t.rare.ifModifiedSince
+	}
 	var stored StoredPage
 	var haveCopy bool
 	if t.robots == nil && f.set.keepPages {

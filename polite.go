@@ -56,6 +56,9 @@ type hooks struct {
 	clock  clock.Clock
 	onIdle func(time.Time)
 	rand   func() float64 // uniform in [0, 1): the backoff's jitter
+	// holdFetches keeps every request queued (lookups still run): for
+	// measuring what a queue costs in memory.
+	holdFetches bool
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a
@@ -124,7 +127,7 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	}
 	t := &task{raw: rawURL}
 	if n != rawURL {
-		t.cur = n // the URL requested: normalised, session ids stripped (R9)
+		t.setURL(n) // the URL requested: normalised, session ids stripped (R9)
 	}
 	f.accepted.Add(1)
 	if !f.sched.post(event{add: t, hostName: name}) {

@@ -30,11 +30,14 @@ func (s *scheduler) follow(t *task, r *Result) {
 		s.finish(t, r)
 		return
 	}
-	t.hops = append(t.hops, Hop{
+	if t.rare == nil {
+		t.rare = &taskRare{}
+	}
+	t.rare.hops = append(t.rare.hops, Hop{
 		URL: from, Status: r.Status, Location: loc,
 		Addr: r.Addr, Started: r.Started, Duration: r.Duration, Rest: r.Rest,
 	})
-	t.cur = target
+	t.setURL(target)
 	if e := s.trapped(t, name, false); e != nil {
 		s.dropTrap(t, e)
 		return
@@ -48,7 +51,7 @@ func (s *scheduler) redirectTarget(t *task, from, loc string) (target, name stri
 	if s.closing {
 		return "", "", ErrClosed
 	}
-	if len(t.hops) >= MaxRedirects {
+	if len(t.hops()) >= MaxRedirects {
 		return "", "", fmt.Errorf("%w: %s redirected more than %d times", ErrTooManyRedirects, t.raw, MaxRedirects)
 	}
 	base, err := url.Parse(from)
@@ -62,7 +65,7 @@ func (s *scheduler) redirectTarget(t *task, from, loc string) (target, name stri
 	next.Fragment, next.RawFragment = "", ""
 	target = next.String()
 	loop := target == from
-	for _, h := range t.hops {
+	for _, h := range t.hops() {
 		loop = loop || h.URL == target
 	}
 	if loop {

@@ -145,7 +145,7 @@ func (s *scheduler) gate(t *task) {
 		o.fetching = true
 		rt := &task{raw: robotsURL(key), host: h, robots: o}
 		if o.robots != nil {
-			rt.ifNoneMatch, rt.ifModifiedSince = o.etag, o.modified
+			rt.rare = &taskRare{ifNoneMatch: o.etag, ifModifiedSince: o.modified}
 		}
 		s.enqueueFront(h.budget, rt)
 	}
@@ -247,7 +247,10 @@ func (s *scheduler) robotsSettled(t *task, r *Result, learned bool) {
 			return
 		}
 		// Ask the origin's own robots.txt again, after the backoff.
-		t.cur, t.hops, t.host = "", nil, o.host
+		t.host = o.host
+		if t.rare != nil {
+			t.rare.cur, t.rare.hops = "", nil
+		}
 		s.enqueueFront(o.host.budget, t)
 	default:
 		s.finish(t, r)

@@ -23,26 +23,50 @@ import (
 // has news: no goroutine per host or URL, and no polling.
 
 // task is one accepted URL on its way to a Result, across its redirects.
+// It is kept small: a million of them may wait in queues (issue 8's
+// budget is 100 bytes per queued URL), so what few tasks need lives
+// behind rare.
 type task struct {
 	raw  string // as given to Add
-	cur  string // the URL of the next request; "" means raw
 	host *host
-	hops []Hop
 	// robots is set on the fetcher's own robots.txt requests: their
 	// answer goes to the origin's rules, not to a Result (R5).
 	robots *origin
-	// Validators of a stored copy, for a conditional request (R5.3, R6).
-	ifNoneMatch, ifModifiedSince string
 	// rules are the robots.txt rules the page was admitted under; their
 	// content signals apply to it (R7.1). Nil without robots.txt.
 	rules *Robots
+	rare  *taskRare
+}
+
+// taskRare is what only some tasks carry.
+type taskRare struct {
+	cur  string // the URL of the next request, when it is not raw
+	hops []Hop  // redirects followed (R8.3)
+	// Validators of a stored robots.txt copy, for a conditional refresh (R5.3).
+	ifNoneMatch, ifModifiedSince string
+}
+
+// hops are the redirects followed so far.
+func (t *task) hops() []Hop {
+	if t.rare == nil {
+		return nil
+	}
+	return t.rare.hops
 }
 
 func (t *task) url() string {
-	if t.cur == "" {
+	if t.rare == nil || t.rare.cur == "" {
 		return t.raw
 	}
-	return t.cur
+	return t.rare.cur
+}
+
+// setURL makes u the URL of the task's next request.
+func (t *task) setURL(u string) {
+	if t.rare == nil {
+		t.rare = &taskRare{}
+	}
+	t.rare.cur = u
 }
 
 // host is a host name and what the scheduler knows of it.
@@ -259,6 +283,9 @@ func (s *scheduler) run() {
 		}
 		s.mu.Lock()
 		s.spare = evs[:0]
+		if cap(evs) > 4096 {
+			s.spare = nil // a burst of Adds: let its buffer go
+		}
 		s.mu.Unlock()
 
 		if s.closing && s.running == 0 {
@@ -420,7 +447,7 @@ func (s *scheduler) dispatch(now time.Time) {
 		s.running++
 		s.jobs <- job{resolve: h}
 	}
-	for s.running < max && len(s.due) > 0 && !s.due[0].nextAt.After(now) {
+	for s.running < max && len(s.due) > 0 && !s.due[0].nextAt.After(now) && !s.hooks.holdFetches {
 		b := heap.Pop(&s.due).(*budget)
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).
@@ -584,6 +611,6 @@ func (s *scheduler) finish(t *task, r *Result) {
 	}
 	r.URL = t.raw
 	r.FinalURL = t.url()
-	r.Redirects = t.hops
+	r.Redirects = t.hops()
 	s.f.results.push(r)
 }

@@ -73,7 +73,11 @@ func (s *scheduler) snapshot() Stats {
 		if b.parkedUntil.After(now) {
 			st.Parked++
 		}
-		st.Queued += b.pending()
+		for _, t := range b.queue[b.head:] {
+			if t.robots == nil { // the fetcher's own robots.txt requests are not URLs
+				st.Queued++
+			}
+		}
 	}
 	for _, h := range s.hosts {
 		if h.stopped != nil {

@@ -44,7 +44,7 @@ const (
 // the default Limits.
 type Tracker struct {
 	limits  Limits
-	seen    map[uint64]struct{}
+	seen    hashSet
 	hosts   map[string]*hostMemory
 	scratch []byte   // the pattern being built, reused between calls
 	names   []string // query names being sorted, reused between calls
@@ -77,15 +77,7 @@ func NewTracker(l Limits) *Tracker {
 // Seen reports whether the normalised URL was already admitted in this
 // run, and records it as admitted if not. A true result is a Duplicate.
 func (t *Tracker) Seen(normalised string) bool {
-	if t.seen == nil {
-		t.seen = make(map[uint64]struct{})
-	}
-	h := hashString(normalised)
-	if _, ok := t.seen[h]; ok {
-		return true
-	}
-	t.seen[h] = struct{}{}
-	return false
+	return t.seen.add(hashString(normalised))
 }
 
 // Content records that the page at the normalised URL of host had a body

@@ -525,3 +525,20 @@ func sameHost(a, b string) bool {
 	}
 	return strings.EqualFold(strings.TrimSuffix(a, "."), b)
 }
+
+func TestHashSet(t *testing.T) {
+	var s hashSet
+	for i := uint64(0); i < 100_000; i++ {
+		if s.add(i * 0x9E3779B97F4A7C15) {
+			t.Fatalf("%d reported present before it was added", i)
+		}
+	}
+	for i := uint64(0); i < 100_000; i++ {
+		if !s.add(i * 0x9E3779B97F4A7C15) {
+			t.Fatalf("%d lost", i)
+		}
+	}
+	if s.n != 100_000 || s.n*4 > len(s.slots)*3 {
+		t.Errorf("%d entries in %d slots", s.n, len(s.slots))
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package polite
+
+const raceEnabled = false
