@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ import (
 //
 //	go test -run '^$' -bench Politeness -benchtime 1x .
 func BenchmarkPoliteness(b *testing.B) {
-	for _, hosts := range []int{200, 2000} {
+	for _, hosts := range []int{200, 2000, 10000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
 			for range b.N {
 				runPoliteness(b, hosts, 4)
@@ -39,6 +40,12 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 	b.StopTimer()
 	fm := farm.New(nil)
 	defer fm.Close()
+	if hosts > 2000 && !raiseFileLimit(uint64(4*hosts+1000)) {
+		// Idle keep-alive connections, one a side per address, would pass
+		// the process's file descriptor limit: connections close instead.
+		b.Logf("file descriptor limit too low for keep-alive at %d hosts: closing connections", hosts)
+		fm.CloseAfterEachResponse()
+	}
 	var urls []string
 	for i := range hosts {
 		s, err := fm.AddSite(farm.Site{Name: fmt.Sprintf("b%05d.test", i)})
@@ -49,7 +56,7 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 			urls = append(urls, fm.URL(s.Name, fmt.Sprintf("/p%d", p)))
 		}
 	}
-	f, err := New(Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet})
+	f, err := New(Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet, MaxInFlight: benchInFlight})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,4 +112,21 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
 	b.ReportMetric(float64(failed), "errors")
+}
+
+// benchInFlight is the MaxInFlight of the politeness benchmark.
+var benchInFlight = 256
+
+// raiseFileLimit lifts the process's open-file limit to at least n, if the
+// system lets it (a listener and two connection ends per farm address).
+func raiseFileLimit(n uint64) bool {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return false
+	}
+	if lim.Cur >= n {
+		return true
+	}
+	lim.Cur, lim.Max = max(n, lim.Cur), max(n, lim.Max)
+	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) == nil
 }

@@ -116,6 +116,13 @@ func (f *Farm) Close() error {
 	return f.closeErr
 }
 
+// CloseAfterEachResponse makes every address answer with
+// "Connection: close", as many real servers do: no idle connection is
+// kept on either side between requests. With ten thousand addresses this
+// keeps the process's file descriptors to listeners and requests in
+// flight.
+func (f *Farm) CloseAfterEachResponse() { f.srv.SetKeepAlivesEnabled(false) }
+
 // NewAddr starts a listener on the next unused loopback address, counting up
 // from 127.20.0.1 and skipping .0 and .255 in the last octet, on a port the
 // OS chooses, and returns the address. A host needs an address of its own
