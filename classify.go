@@ -188,6 +188,25 @@ type marker struct {
 	shell        bool
 }
 
+// markerBytes and widgetBytes are the markers as bytes, made once: the
+// scan runs on every response.
+var (
+	markerBytes = func() [][]byte {
+		out := make([][]byte, len(challengeMarkers))
+		for i, m := range challengeMarkers {
+			out[i] = []byte(m.text)
+		}
+		return out
+	}()
+	widgetBytes = func() [][]byte {
+		out := make([][]byte, len(captchaWidgets))
+		for i, w := range captchaWidgets {
+			out[i] = []byte(w)
+		}
+		return out
+	}()
+)
+
 var challengeMarkers = []marker{
 	{"Cloudflare", "/cdn-cgi/challenge-platform/", true},
 	{"Cloudflare", "window._cf_chl_opt", true},
@@ -257,8 +276,8 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 		return challenge{}, false
 	}
 	text := visibleTextLen(body)
-	for _, m := range challengeMarkers {
-		if !bytes.Contains(body, []byte(m.text)) {
+	for i, m := range challengeMarkers {
+		if !bytes.Contains(body, markerBytes[i]) {
 			continue
 		}
 		if refusalish(status) && text < refusalTextMax {
@@ -268,8 +287,8 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 			return challenge{m.vendor, fmt.Sprintf("status %d, tiny page, body %q", status, m.text)}, true
 		}
 	}
-	for _, w := range captchaWidgets {
-		if !bytes.Contains(body, []byte(w)) {
+	for i, w := range captchaWidgets {
+		if !bytes.Contains(body, widgetBytes[i]) {
 			continue
 		}
 		if refusalish(status) && text < refusalTextMax {

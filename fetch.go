@@ -86,7 +86,11 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 			return c
 		}
 	}
-	c.body, c.truncated, err = readCapped(io.MultiReader(bytes.NewReader(first), resp.Body), maxBody)
+	var body io.Reader = resp.Body
+	if len(first) > 0 {
+		body = io.MultiReader(bytes.NewReader(first), resp.Body)
+	}
+	c.body, c.truncated, err = readCapped(body, maxBody)
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body is not read on.
 	resp.Body.Close()

@@ -3,7 +3,6 @@ package polite
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 )
@@ -65,10 +64,13 @@ func settleTypes(extra []string) (mediaTypes, error) {
 }
 
 // allows reports whether a Content-Type value names a type that is read.
+// Only the type matters, not its parameters: it is cut out by hand, since
+// this runs on every response.
 func (m mediaTypes) allows(contentType string) (string, bool) {
-	t, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		t = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	t, _, _ := strings.Cut(contentType, ";")
+	t = strings.TrimSpace(t)
+	if hasUpper(t) {
+		t = strings.ToLower(t)
 	}
 	if m.exact[t] {
 		return t, true
@@ -79,6 +81,15 @@ func (m mediaTypes) allows(contentType string) (string, bool) {
 		}
 	}
 	return t, false
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // sniffLen is how much of a body without Content-Type is read to tell
