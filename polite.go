@@ -1,13 +1,21 @@
 // Package polite fetches web pages politely: one request at a time per
-// server address, a rest after every response, robots.txt obeyed, refusals
-// taken as final, an honest User-Agent. The rules are in the code; options
-// can make the fetcher more careful, never less (see SPEC.md in the
-// project's shared notes, rules R1–R11).
+// server address, a rest after every response, robots.txt read first and
+// obeyed (RFC 9309), refusals taken as final, an honest User-Agent. The
+// rules are in the code; options can make the fetcher more careful, never
+// less. The README's table lists them (R1–R11) with what each option may
+// change.
 //
 // A Fetcher is a queue in and a queue out. Add URLs from any goroutine; pull
 // one Result per accepted URL with Next; Close when done. Inside, a single
 // dispatcher picks, among the server addresses whose rest is over, the one
 // due earliest, and hands one request to a bounded pool of workers.
+//
+// Around that core: a Store (OpenStore, NewMemoryStore) makes requests
+// conditional and remembers refusals across runs; Result.Signals and
+// Result.TextForAI say what a site lets an AI reader use; Result.Links feeds
+// a crawler; URLs are normalised and traps dropped, each with its Result;
+// Classify says what any response means; Stats and Config.OnRequest show
+// the work as it goes.
 package polite
 
 import (
