@@ -64,7 +64,7 @@ func queuedHeap(t testing.TB, hosts, urlsPerHost int) (heap, urlBytes uint64) {
 	return heap, urlBytes
 }
 
-// Issue 8's memory targets: at most 1 KiB per idle host (resolved, its
+// The memory targets: at most 1 KiB per idle host (resolved, its
 // budget and robots.txt request waiting) and 100 B per queued URL beyond
 // the URL's own bytes, at 100,000 hosts with 10 URLs each (10,000 hosts
 // under the race detector, which inflates memory).
