@@ -3,7 +3,9 @@ package polite
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,5 +100,68 @@ func TestBodyThatNeverEnds(t *testing.T) {
 	}
 	if after := res[r.farm.URL(h, "/after")]; after.Err != nil {
 		t.Errorf("the host's next URL: %v", after.Err)
+	}
+}
+
+// flakyResolver fails the first n lookups of every name for a moment (a
+// DNS timeout), then answers as the farm's resolver does.
+type flakyResolver struct {
+	farm  *farm.Resolver
+	n     int
+	mu    sync.Mutex
+	tries map[string]int
+}
+
+func (r *flakyResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	r.tries[host]++
+	try := r.tries[host]
+	r.mu.Unlock()
+	if try <= r.n {
+		return nil, &net.DNSError{Err: "i/o timeout", Name: host, IsTimeout: true, IsTemporary: true}
+	}
+	return r.farm.LookupNetIP(ctx, network, host)
+}
+
+// R5.2: a lookup that fails for a moment leaves the URLs waiting; it is
+// tried again after the backoff and the pages are then fetched. Five
+// failures in a row stop the host.
+func TestPassingDNSFailureIsRetried(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "wobbly.test"})
+	res := &flakyResolver{farm: r.farm.Resolver(), n: 2, tries: map[string]int{}}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{rand: func() float64 { return 0 }})
+	start := r.clk.Now()
+	r.add(r.pages(h, 2)...)
+	for u, got := range r.results(2) {
+		if got.Err != nil {
+			t.Errorf("%s: %v", u, got.Err)
+		}
+	}
+	if res.tries[h] != 3 {
+		t.Errorf("%d lookups, want 3", res.tries[h])
+	}
+	// Backoffs of 5 s and 10 s (jitter at its low end) before the third try.
+	if first := r.farm.Audit().VisitsTo(h)[0].Start.Sub(start); first != 15*time.Second {
+		t.Errorf("first request at +%v, want +15s", first)
+	}
+}
+
+func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "gone.test"})
+	res := &flakyResolver{farm: r.farm.Resolver(), n: 100, tries: map[string]int{}}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.add(r.pages(h, 2)...)
+	for u, got := range r.results(2) {
+		if !errors.Is(got.Err, ErrHostStopped) || !errors.Is(got.Err, ErrFailures) {
+			t.Errorf("%s: %v", u, got.Err)
+		}
+	}
+	if res.tries[h] != FailuresToStop {
+		t.Errorf("%d lookups, want %d", res.tries[h], FailuresToStop)
+	}
+	if n := len(r.farm.Audit().Visits()); n != 0 {
+		t.Errorf("farm saw %d requests", n)
 	}
 }

@@ -71,9 +71,12 @@ type scheduler struct {
 	budgets map[netip.Addr]*budget
 	due     dueHeap
 	lookups []*host // hosts waiting for a worker to resolve them
-	running int     // jobs handed to workers and not yet reported
-	jobs    chan job
-	closing bool
+	// relookups are hosts whose lookup failed for a moment, waiting to
+	// be tried again (R5.2).
+	relookups lookupRetries
+	running   int // jobs handed to workers and not yet reported
+	jobs      chan job
+	closing   bool
 
 	mu     sync.Mutex // guards inbox and closed
 	inbox  []event
@@ -174,11 +177,11 @@ func (s *scheduler) run() {
 			return
 		}
 		now := s.clk.Now()
+		s.dueLookups(now)
 		s.dispatch(now)
 
 		var tick <-chan time.Time
-		if s.running < s.f.set.maxInFlight && len(s.due) > 0 {
-			next := s.due[0].nextAt
+		if next, ok := s.nextWake(); ok {
 			timer.Reset(next.Sub(now))
 			tick = timer.C()
 			if s.hooks.onIdle != nil && s.running == 0 && s.inboxEmpty() {
@@ -191,6 +194,21 @@ func (s *scheduler) run() {
 		}
 		timer.Stop()
 	}
+}
+
+// nextWake is when the dispatcher must look again without news: the
+// earliest budget due, while a worker is free, or the earliest lookup to
+// try again.
+func (s *scheduler) nextWake() (time.Time, bool) {
+	var next time.Time
+	ok := false
+	if s.running < s.f.set.maxInFlight && len(s.due) > 0 {
+		next, ok = s.due[0].nextAt, true
+	}
+	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
+		next, ok = s.relookups[0].retryAt, true
+	}
+	return next, ok
 }
 
 func (s *scheduler) handle(ev event) {
@@ -361,12 +379,19 @@ func (s *scheduler) resolved(r *resolution) {
 	waiting := h.waiting
 	h.waiting = nil
 	if r.err != nil {
-		h.err = r.err
+		if s.lookupFailed(h, r.err, s.clk.Now()) {
+			h.waiting = waiting // unreachable for now: the URLs wait (R5.2)
+			return
+		}
+		if h.err == nil {
+			h.err = r.err
+		}
 		for _, t := range waiting {
-			s.finish(t, &Result{Err: r.err})
+			s.finish(t, &Result{Err: h.err})
 		}
 		return
 	}
+	h.failures = 0
 	s.attach(h, r.addr)
 	for _, t := range waiting {
 		s.gate(t)
@@ -462,6 +487,10 @@ func (s *scheduler) completed(c *completion) {
 // flight were cancelled by Close and report as they end.
 func (s *scheduler) close() {
 	s.closing = true
+	for _, h := range s.relookups {
+		s.lookups = append(s.lookups, h)
+	}
+	s.relookups = nil
 	for _, h := range s.lookups {
 		h.resolving = false
 		h.err = ErrClosed
