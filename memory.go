@@ -19,7 +19,7 @@ var ErrCoolingOff = errors.New("polite: host cooling off after an earlier stop")
 
 // coolOffAfter is the cool-off after the n-th stop: base, 2×base, 4×base…
 func coolOffAfter(n int, base time.Duration) time.Duration {
-	return base << min(max(n-1, 0), 20)
+	return scale(base, 1<<min(max(n-1, 0), 20))
 }
 
 // remember loads what an earlier run learned of a new host: a cool-off

@@ -2,6 +2,7 @@ package polite
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -75,15 +76,25 @@ type outcome struct {
 	backoff    time.Duration // after a failure without Retry-After (R2.5)
 }
 
+// scale is d × k for k ≥ 1, saturating instead of wrapping: a caller's
+// larger factor or floor may only lengthen a wait, never overflow it into
+// a short or negative one.
+func scale(d time.Duration, k int) time.Duration {
+	if k <= 1 || d <= 0 {
+		return d
+	}
+	if d > math.MaxInt64/time.Duration(k) {
+		return math.MaxInt64
+	}
+	return d * time.Duration(k)
+}
+
 // restAfter is R2 as one pure function: the longest of the floor, factor ×
 // the last request's duration (capped), Crawl-delay (capped), Retry-After
 // and the backoff.
 func restAfter(p pacing, o outcome) Rest {
 	r := Rest{Wait: p.floor, Term: RestFloor}
-	byDuration := min(o.duration*time.Duration(p.factor), DurationRestCap)
-	if o.duration > DurationRestCap { // guard the multiplication against overflow
-		byDuration = DurationRestCap
-	}
+	byDuration := min(scale(o.duration, p.factor), DurationRestCap)
 	for _, c := range [...]Rest{
 		{byDuration, RestDuration},
 		{min(o.crawlDelay, CrawlDelayCap), RestCrawlDelay},

@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -27,6 +28,8 @@ func TestRestAfter(t *testing.T) {
 		{"R2.3 crawl-delay beats duration cap", def, time.Minute, 45 * time.Second, Rest{45 * time.Second, RestCrawlDelay}},
 		{"R2.3 duration beats shorter crawl-delay", def, 4 * time.Second, 5 * time.Second, Rest{20 * time.Second, RestDuration}},
 		{"R2.1 raised floor", pacing{floor: 20 * time.Second, factor: 5}, time.Second, 10 * time.Second, Rest{20 * time.Second, RestFloor}},
+		{"R2.2 a huge factor saturates, never wraps", pacing{floor: MinRest, factor: 1 << 40}, 3 * time.Second, 0, Rest{30 * time.Second, RestDuration}},
+		{"R2.2 a huge factor on a tiny duration", pacing{floor: MinRest, factor: math.MaxInt64 / 2}, 7, 0, Rest{30 * time.Second, RestDuration}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -281,7 +281,7 @@ func (s *scheduler) attach(h *host, a netip.Addr) {
 	if h.policy.api {
 		floor = apiFloor
 	}
-	floor *= h.floorFactor
+	floor = scale(floor, h.floorFactor)
 	if b.floor == 0 || floor > b.floor {
 		b.floor = floor
 	}

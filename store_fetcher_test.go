@@ -142,6 +142,14 @@ func TestCoolOffGrows(t *testing.T) {
 	if got := coolOffAfter(1, 9*time.Hour); got != 9*time.Hour {
 		t.Errorf("a raised cool-off: %v", got)
 	}
+	// A long cool-off saturates as stops pile up; it never wraps short.
+	for n, prev := 1, time.Duration(0); n <= 40; n++ {
+		got := coolOffAfter(n, 1000*time.Hour)
+		if got < prev || got < 1000*time.Hour {
+			t.Fatalf("stop %d: cool-off %v after %v", n, got, prev)
+		}
+		prev = got
+	}
 	s, _ := Config{CoolOff: time.Minute, Logger: quiet}.settle()
 	if s.coolOff != DefaultCoolOff {
 		t.Errorf("a shorter cool-off was accepted: %v", s.coolOff)

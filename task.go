@@ -65,5 +65,5 @@ type host struct {
 	policy     hostPolicy
 	origins    []*origin // its schemes and ports, each with its robots.txt
 	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
-	floorFactor time.Duration
+	floorFactor int
 }
