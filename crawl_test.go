@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/politecrawler/polite/internal/farm"
@@ -17,7 +18,7 @@ func crawlSite(t *testing.T, f *Fetcher, seed string) []*Result {
 	site, _ := url.Parse(seed)
 	added := map[string]bool{}
 	add := func(u string) {
-		if p, err := url.Parse(u); err != nil || (p.Hostname() != site.Hostname() && !hasSuffixFold(p.Hostname(), "."+site.Hostname())) || added[u] {
+		if p, err := url.Parse(u); err != nil || (p.Hostname() != site.Hostname() && !strings.HasSuffix(p.Hostname(), "."+site.Hostname())) || added[u] {
 			return
 		}
 		if err := f.Add(context.Background(), u); err == nil {
@@ -42,10 +43,6 @@ func crawlSite(t *testing.T, f *Fetcher, seed string) []*Result {
 		}
 	}
 	return out
-}
-
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
 
 // R9: a crawl of a site full of traps ends by itself within a bounded

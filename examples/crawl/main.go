@@ -213,7 +213,7 @@ func (s summary) print(w io.Writer) {
 	}
 	slices.Sort(kinds)
 	for _, k := range kinds {
-		fmt.Fprintf(w, "  trap %-19s %3d URLs dropped, e.g. %s\n", k, len(s.traps[k]), short(s.traps[k][0]))
+		fmt.Fprintf(w, "  trap %-19s %3d URLs dropped, e.g. %s\n", k, len(s.traps[k]), farm.ShortURL(s.traps[k][0]))
 	}
 	if len(s.stopped) > 0 {
 		fmt.Fprintf(w, "  %d URLs on stopped hosts\n", len(s.stopped))
@@ -228,13 +228,4 @@ func sameSite(u string, site *url.URL) bool {
 	}
 	h, s := strings.ToLower(p.Hostname()), strings.ToLower(site.Hostname())
 	return h == s || strings.HasSuffix(h, "."+s)
-}
-
-func short(u string) string {
-	u = strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
-	host, path, _ := strings.Cut(u, "/")
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host + "/" + path
 }

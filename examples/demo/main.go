@@ -245,7 +245,7 @@ func (l *requestLog) request(q polite.Request) {
 		}
 	}
 	at := fmt.Sprintf("+%.2fs", q.Started.Sub(l.start).Seconds())
-	printLine(at, q.Addr.String(), shortURL(q.URL), status, took(q.Duration), gap, q.Rest.String(), note)
+	printLine(at, q.Addr.String(), farm.ShortURL(q.URL), status, took(q.Duration), gap, q.Rest.String(), note)
 }
 
 // result prints a URL's Result when it says something the request lines
@@ -257,19 +257,19 @@ func (l *requestLog) result(r *polite.Result) bool {
 	switch {
 	case r.Err == nil:
 		if len(r.Redirects) > 0 {
-			printLine("", "", shortURL(r.URL), "done", "", "", "", fmt.Sprintf("%d redirect(s), ended at %s", len(r.Redirects), shortURL(r.FinalURL)))
+			printLine("", "", farm.ShortURL(r.URL), "done", "", "", "", fmt.Sprintf("%d redirect(s), ended at %s", len(r.Redirects), farm.ShortURL(r.FinalURL)))
 		}
 		return true
 	case errors.Is(r.Err, polite.ErrDisallowed):
-		printLine("", "", shortURL(r.URL), "-", "", "", "", "not requested: "+r.Err.Error())
+		printLine("", "", farm.ShortURL(r.URL), "-", "", "", "", "not requested: "+r.Err.Error())
 		return true
 	case errors.Is(r.Err, polite.ErrRefused):
 		if errors.Is(r.Err, polite.ErrHostStopped) {
-			printLine("", "", shortURL(r.URL), "-", "", "", "", "not requested: the host refused earlier and is stopped (R3.1)")
+			printLine("", "", farm.ShortURL(r.URL), "-", "", "", "", "not requested: the host refused earlier and is stopped (R3.1)")
 		}
 		return true
 	}
-	printLine("", "", shortURL(r.URL), "ERROR", "", "", "", r.Err.Error())
+	printLine("", "", farm.ShortURL(r.URL), "ERROR", "", "", "", r.Err.Error())
 	return false
 }
 
@@ -321,17 +321,6 @@ func printAudit(fm *farm.Farm, made int) bool {
 	}
 	fmt.Println()
 	return rep.Overlaps == 0 && len(rep.ShortGaps) == 0
-}
-
-// shortURL drops the scheme and the farm's port: the address column
-// already says where the request went.
-func shortURL(u string) string {
-	u = strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
-	host, path, _ := strings.Cut(u, "/")
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host + "/" + path
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }

@@ -128,13 +128,13 @@ func crawl(urls []string, fm *farm.Farm, path string) error {
 		}
 		switch {
 		case errors.Is(r.Err, polite.ErrCoolingOff):
-			fmt.Printf("  %-32s not asked: %v\n", short(r.URL), r.Err)
+			fmt.Printf("  %-32s not asked: %v\n", farm.ShortURL(r.URL), r.Err)
 		case r.Err != nil:
-			fmt.Printf("  %-32s %v\n", short(r.URL), r.Err)
+			fmt.Printf("  %-32s %v\n", farm.ShortURL(r.URL), r.Err)
 		case r.NotModified:
-			fmt.Printf("  %-32s 304 not modified: the stored copy, %d bytes, fetched %s\n", short(r.URL), len(r.Body), r.Header.Get("Date"))
+			fmt.Printf("  %-32s 304 not modified: the stored copy, %d bytes, fetched %s\n", farm.ShortURL(r.URL), len(r.Body), r.Header.Get("Date"))
 		default:
-			fmt.Printf("  %-32s %d, %d bytes, ETag %s: kept in the store\n", short(r.URL), r.Status, len(r.Body), r.Header.Get("ETag"))
+			fmt.Printf("  %-32s %d, %d bytes, ETag %s: kept in the store\n", farm.ShortURL(r.URL), r.Status, len(r.Body), r.Header.Get("ETag"))
 		}
 	}
 	return nil
@@ -155,7 +155,7 @@ func report(path string, urls []string) int {
 			fmt.Fprintln(os.Stderr, "revisit:", err)
 			return 1
 		}
-		fmt.Printf("  %-32s %d version(s) in its history (a 304 adds none)\n", short(u), len(h))
+		fmt.Printf("  %-32s %d version(s) in its history (a 304 adds none)\n", farm.ShortURL(u), len(h))
 	}
 	refusals, err := st.Refusals()
 	if err != nil {
@@ -163,20 +163,10 @@ func report(path string, urls []string) int {
 		return 1
 	}
 	for _, r := range refusals {
-		fmt.Printf("  refusal: %s %s status %d (%s), %s\n", r.Host, short(r.URL), r.Status, r.Kind, r.At.Format(time.RFC3339))
+		fmt.Printf("  refusal: %s %s status %d (%s), %s\n", r.Host, farm.ShortURL(r.URL), r.Status, r.Kind, r.At.Format(time.RFC3339))
 	}
 	if h, ok, _ := st.LoadHost("private.test"); ok {
 		fmt.Printf("  private.test: stopped %d time(s), left alone until %s\n", h.Stops, h.CoolOffUntil.Format(time.RFC3339))
 	}
 	return 0
-}
-
-// short drops the scheme and the farm's port.
-func short(u string) string {
-	u = strings.TrimPrefix(u, "http://")
-	host, path, _ := strings.Cut(u, "/")
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host + "/" + path
 }

@@ -18,6 +18,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/politecrawler/polite/internal/clock"
@@ -229,3 +230,15 @@ func (f *Farm) MapName(name string, addr netip.Addr) {
 
 // Audit returns the farm's record of every request it served.
 func (f *Farm) Audit() *Audit { return f.audit }
+
+// ShortURL is a farm URL as a log line shows it: the host and path,
+// without the scheme and the port the farm picked, which say nothing to a
+// reader.
+func ShortURL(u string) string {
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
+	host, path, _ := strings.Cut(u, "/")
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		host = host[:i]
+	}
+	return host + "/" + path
+}

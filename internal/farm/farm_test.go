@@ -464,3 +464,16 @@ func TestETag(t *testing.T) {
 		t.Errorf("%d visits audited", n)
 	}
 }
+
+func TestShortURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://a.test:41234/p?q=1": "a.test/p?q=1",
+		"https://b.test/":           "b.test/",
+		"http://c.test:80":          "c.test/",
+		"http://[::1]/x":            "[::1]/x",
+	} {
+		if got := ShortURL(in); got != want {
+			t.Errorf("ShortURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
