@@ -16,10 +16,20 @@ import (
 // and reads the body within the caps. It never follows a redirect itself.
 // A page is stored before the request is reported, so a delivered Result
 // is a stored page.
-func (f *Fetcher) fetch(t *task, b *budget) *completion {
+func (f *Fetcher) fetch(t *task, b *budget, rc *requestContexts) *completion {
+	c := f.request(t, b, rc)
+	if c.status != 0 {
+		// Judged here, in the worker: challenge detection reads the body.
+		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
+	}
+	return c
+}
+
+// request makes the request and reads the response.
+func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
 	c := &completion{task: t, budget: b}
-	ctx, cancel := context.WithTimeout(withPin(f.ctx, b.addr), f.set.timeout)
-	defer cancel()
+	ctx := withPin(rc.begin(), b.addr)
+	defer rc.end()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url(), nil)
 	if err != nil {
 		c.start = f.clk.Now()
@@ -28,20 +38,10 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 		return c
 	}
 	// Only these headers, set here: no cookies, no Authorization (R8.2).
-	ua := f.ua
-	if t.host.policy.unrestricted {
-		ua = f.uaUnrestricted // robots.txt not read: say so (R5.6)
-	}
-	req.Header.Set("User-Agent", ua)
-	if from := f.set.ua.From(); from != "" {
-		req.Header.Set("From", from)
-	}
+	f.headers.set(req.Header, t.host.policy.unrestricted, t.robots != nil)
 	maxBody := f.set.maxBody
 	if t.robots != nil {
-		req.Header.Set("Accept", "text/plain")
 		maxBody = MaxRobotsBytes // the rest is not read (R5.2)
-	} else {
-		req.Header.Set("Accept", f.set.types.accept)
 	}
 	// A stored copy makes the request conditional (R6.1).
 	var ifNoneMatch, ifModifiedSince string
@@ -69,7 +69,7 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 	resp, err := f.client.Do(req)
 	if err != nil {
 		c.end = f.clk.Now()
-		c.err = f.requestError(err)
+		c.err = f.requestError(ctx, err)
 		return c
 	}
 	c.status, c.header = resp.StatusCode, resp.Header
@@ -90,29 +90,34 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 	if len(first) > 0 {
 		body = io.MultiReader(bytes.NewReader(first), resp.Body)
 	}
-	c.body, c.truncated, err = readCapped(body, maxBody)
+	size := resp.ContentLength
+	if len(first) > 0 {
+		size = -1
+	}
+	c.body, c.truncated, err = readCapped(body, maxBody, size)
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body is not read on.
 	resp.Body.Close()
 	c.end = f.clk.Now()
 	switch {
 	case err != nil:
-		c.err = f.requestError(err)
+		c.err = f.requestError(ctx, err)
 	case c.truncated && t.robots == nil:
 		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
 	}
 	if c.err == nil && t.robots == nil {
 		c.bodyHash = bodyHash(c.body)
 	}
+
 	switch {
 	case c.err != nil:
 	case t.robots != nil:
 		f.keepRobots(t, c)
 	case c.status == http.StatusNotModified && haveCopy:
 		c.stored = &stored // the copy stays as it is (R6.2)
-		f.readPage(t, c, stored.Header, stored.Body)
+		f.readPage(t, c, req.URL, stored.Header, stored.Body)
 	case c.status >= 200 && c.status <= 299:
-		f.readPage(t, c, c.header, c.body)
+		f.readPage(t, c, req.URL, c.header, c.body)
 		if f.set.keepPages {
 			p := StoredPage{URL: t.url(), Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
 			if err := f.set.store.SavePage(p); err != nil {
@@ -123,16 +128,14 @@ func (f *Fetcher) fetch(t *task, b *budget) *completion {
 	return c
 }
 
-// readPage makes the one bounded pass over an HTML page (text, links,
+// readPage makes the one bounded pass over an HTML page at u (text, links,
 // meta) and reads the content signals that apply to it (R7), here in the
 // worker rather than on the scheduling goroutine.
-func (f *Fetcher) readPage(t *task, c *completion, header http.Header, body []byte) {
+func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Header, body []byte) {
 	var page htmlpass.Page
 	if mt, _ := f.set.types.allows(typeOf(header, body)); mt == "text/html" || mt == "application/xhtml+xml" {
-		if u, err := url.Parse(t.url()); err == nil {
-			page = htmlpass.Parse(body, u)
-			c.page = &page
-		}
+		page = htmlpass.Parse(body, u)
+		c.page = &page
 	}
 	c.signals = readSignals(t.rules, f.set.ua.Product(), t.url(), header, page)
 }
@@ -162,19 +165,43 @@ func (f *Fetcher) keepRobots(t *task, c *completion) {
 	}
 }
 
+// maxPresize bounds the buffer made for a body before it is read.
+const maxPresize = 1 << 20
+
 // readCapped reads at most max bytes, and says whether there was more.
-func readCapped(r io.Reader, max int64) ([]byte, bool, error) {
-	body, err := io.ReadAll(io.LimitReader(r, max+1))
-	if int64(len(body)) > max {
-		return body[:max], true, nil
+// size is the length the server announced, -1 when unknown: a body that
+// keeps to it is read into one buffer of its size. A server's claim is
+// trusted with at most maxPresize bytes before they arrive.
+func readCapped(r io.Reader, max, size int64) ([]byte, bool, error) {
+	n := int64(512)
+	if size >= 0 {
+		n = size + 1 // room to see the end without growing
 	}
-	return body, false, err
+	buf := make([]byte, 0, min(n, max+1, maxPresize))
+	for int64(len(buf)) <= max {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		m, err := r.Read(buf[len(buf):min(int64(cap(buf)), max+1)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, false, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+	return buf[:max], true, nil
 }
 
-// requestError names a failure; one caused by Close is ErrClosed.
-func (f *Fetcher) requestError(err error) error {
+// requestError names a failure: one caused by Close is ErrClosed, one
+// cut short by the request timeout says so (R10.2).
+func (f *Fetcher) requestError(ctx context.Context, err error) error {
 	if f.ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	if te, ok := timedOut(ctx); ok {
+		return fmt.Errorf("polite: %w", te)
 	}
 	return fmt.Errorf("polite: %w", err)
 }

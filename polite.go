@@ -42,6 +42,7 @@ type Fetcher struct {
 	ua  string // the User-Agent header
 	// uaUnrestricted is sent to hosts whose robots.txt is not read (R5.6).
 	uaUnrestricted string
+	headers        requestHeaders
 	client         *http.Client
 	clk            clock.Clock
 	ctx            context.Context // cancelled by Close: ends requests in flight
@@ -98,6 +99,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		results:        newResultQueue(),
 		dispatched:     make(chan struct{}),
 	}
+	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.From(), set.types.accept)
 	f.sched = newScheduler(f, hk)
 	for range set.maxInFlight {
 		f.workers.Add(1)
@@ -184,12 +186,14 @@ func (f *Fetcher) Close() error {
 // out, and reports each back.
 func (f *Fetcher) work() {
 	defer f.workers.Done()
+	rc := newRequestContexts(f.ctx, f.set.timeout)
+	defer rc.close()
 	for j := range f.sched.jobs {
 		if j.resolve != nil {
 			f.sched.post(event{resolved: f.resolve(j.resolve)})
 			continue
 		}
-		f.sched.post(event{done: f.fetch(j.fetch, j.budget)})
+		f.sched.post(event{done: f.fetch(j.fetch, j.budget, rc)})
 	}
 }
 

@@ -53,6 +53,9 @@ type completion struct {
 	page      *htmlpass.Page
 	signals   Signals
 	bodyHash  uint64 // of a page's body, for the repeated-content trap (R9)
+	// verdict is what the response meant (R3.5), judged in the worker:
+	// challenge detection reads the body, off the dispatcher.
+	verdict Verdict
 }
 
 // job is work for a worker: a lookup or a request.
@@ -426,7 +429,7 @@ func (s *scheduler) completed(c *completion) {
 	r.page, r.Signals = c.page, c.signals
 	failed := false
 	if c.status != 0 {
-		r.Verdict = classifyAt(c.status, c.header, c.body, c.end)
+		r.Verdict = c.verdict
 		if t.robots != nil && c.status == 401 {
 			// A robots.txt behind a login is a refusal (R5.2).
 			r.Verdict.Kind, r.Verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"

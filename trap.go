@@ -3,7 +3,6 @@ package polite
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 
 	"github.com/politecrawler/polite/internal/urltrap"
 )
@@ -74,8 +73,13 @@ func (s *scheduler) dropTrap(t *task, e *TrapError) {
 }
 
 // bodyHash identifies a page's content for the repeated-content check.
+// It is FNV-1a, 64 bits, written out: hash/fnv's would allocate.
 func bodyHash(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= prime
+	}
+	return h
 }

@@ -1,0 +1,44 @@
+package polite
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// R10.2: a worker's request context ends at the timeout with a cause that
+// says so, and the request after it starts with a fresh context; without
+// a timeout the same context serves request after request.
+func TestRequestContexts(t *testing.T) {
+	parent, cancelParent := context.WithCancel(context.Background())
+	defer cancelParent()
+	rc := newRequestContexts(parent, time.Millisecond)
+	defer rc.close()
+
+	first := rc.begin()
+	<-first.Done() // the timeout fires
+	if te, ok := timedOut(first); !ok || !errors.Is(te, context.DeadlineExceeded) {
+		t.Fatalf("cause %v, want the request timeout", context.Cause(first))
+	}
+	rc.end()
+	second := rc.begin()
+	if second == first || second.Err() != nil {
+		t.Fatalf("after a timeout: same context %v, err %v; want a fresh live one", second == first, second.Err())
+	}
+	rc.end()
+
+	rc = newRequestContexts(parent, time.Hour)
+	defer rc.close()
+	a := rc.begin()
+	rc.end()
+	if b := rc.begin(); b != a || b.Err() != nil {
+		t.Errorf("no timeout: a new context (%v) or a spent one (%v)", b != a, b.Err())
+	}
+	cancelParent()
+	<-a.Done()
+	if _, ok := timedOut(a); ok {
+		t.Error("Close's cancellation read as a timeout")
+	}
+	rc.end()
+}
