@@ -43,6 +43,8 @@ const (
 	MaxMetaContent = 4096
 	// maxTitle bounds the title.
 	maxTitle = 4096
+	// maxTextPresize bounds the text buffer made before the text is read.
+	maxTextPresize = 64 << 10
 )
 
 // Page is what one pass found in an HTML body. The zero Page is the page
@@ -99,7 +101,9 @@ type Link struct {
 // absolute links (or those relative to an absolute <base href>) are kept.
 // Parse never fails: whatever cannot be read is skipped.
 func Parse(body []byte, pageURL *url.URL) Page {
-	p := pass{base: pageURL, text: textWriter{max: MaxText}}
+	// The text is rarely longer than the markup it came from: one buffer
+	// of the body's size, up to a bound, spares the growing.
+	p := pass{base: pageURL, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
 	if pageURL != nil {
 		p.page.Base = pageURL.String()
 	}
@@ -124,6 +128,9 @@ type pass struct {
 	page Page
 	text textWriter
 	base *url.URL
+	// origin is the base's scheme and authority, for plainLink; made
+	// when first needed.
+	origin string
 
 	seenBase, seenTitle bool
 	skip                string         // "template", "svg" or "math" while inside one
@@ -346,7 +353,7 @@ func (p *pass) element(z *html.Tokenizer, name []byte) {
 		if haveHref && !p.seenBase {
 			p.seenBase = true
 			if u := p.resolve(href); u != nil {
-				p.base = u
+				p.base, p.origin = u, ""
 				p.page.Base = u.String()
 				p.hrefIndex = nil // hrefs met before resolve differently now
 			}
@@ -432,12 +439,15 @@ func (p *pass) newLink(href []byte, nofollow bool) int {
 		p.page.LinksTruncated = true
 		return -1
 	}
-	u := p.resolve(href)
-	if u == nil || !isWeb(u) {
-		return -1
+	s, ok := p.plainLink(href)
+	if !ok {
+		u := p.resolve(href)
+		if u == nil || !isWeb(u) {
+			return -1
+		}
+		u.Fragment, u.RawFragment = "", ""
+		s = u.String()
 	}
-	u.Fragment, u.RawFragment = "", ""
-	s := u.String()
 	if len(s) > MaxLinkLen {
 		return -1
 	}
@@ -456,6 +466,46 @@ func (p *pass) newLink(href []byte, nofollow bool) int {
 	p.linkBytes += len(s)
 	p.page.Links = append(p.page.Links, Link{URL: s, NoFollow: nofollow})
 	return len(p.page.Links) - 1
+}
+
+// plainLink resolves the most common href, a plain path from the root
+// ("/news/today.html": letters, digits and "/-_.~", no dot segments),
+// without parsing: it is the base's scheme and authority followed by the
+// href, as resolving would make it. ok is false for any other href.
+func (p *pass) plainLink(href []byte) (string, bool) {
+	if !plainPath(href) {
+		return "", false
+	}
+	if p.origin == "" {
+		if p.base == nil || !isWeb(p.base) {
+			return "", false
+		}
+		p.origin = (&url.URL{Scheme: p.base.Scheme, User: p.base.User, Host: p.base.Host}).String()
+	}
+	return p.origin + string(href), true
+}
+
+// plainPath reports an absolute path of unreserved characters and "/",
+// without "." or ".." segments, which resolving leaves as it is.
+func plainPath(href []byte) bool {
+	if len(href) == 0 || href[0] != '/' || len(href) > 1 && href[1] == '/' {
+		return false
+	}
+	segStart := 0
+	for i := 0; i <= len(href); i++ {
+		if i < len(href) && href[i] != '/' {
+			c := href[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~') {
+				return false
+			}
+			continue
+		}
+		if seg := href[segStart:i]; string(seg) == "." || string(seg) == ".." {
+			return false
+		}
+		segStart = i + 1
+	}
+	return true
 }
 
 // resolve parses ref as browsers read an attribute URL (tabs and line
