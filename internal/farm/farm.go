@@ -7,7 +7,7 @@
 //
 // The farm is meant to scale to about 10,000 addresses in one process, so an
 // address costs one net.Listener and one Serve loop on a single shared
-// http.Server, and nothing else.
+// http.Server, and nothing else; after ShareOneListener, not even those.
 package farm
 
 import (
@@ -56,6 +56,7 @@ type Farm struct {
 
 	mu     sync.RWMutex
 	closed bool
+	shared *endpoint // the one listener of every address, after ShareOneListener
 	next   netip.Addr // next address NewAddr tries; invalid when exhausted
 	addrs  map[netip.Addr]*endpoint
 	sites  map[string]*Site // by canonical name
@@ -100,7 +101,12 @@ func (f *Farm) Close() error {
 		close(f.done)
 		lns := make([]net.Listener, 0, len(f.addrs))
 		for _, ep := range f.addrs {
-			lns = append(lns, ep.ln)
+			if ep.ln != nil {
+				lns = append(lns, ep.ln)
+			}
+		}
+		if f.shared != nil {
+			lns = append(lns, f.shared.ln)
 		}
 		f.mu.Unlock()
 
@@ -117,14 +123,61 @@ func (f *Farm) Close() error {
 	return f.closeErr
 }
 
-// CloseAfterEachResponse makes every address answer with
-// "Connection: close", as many real servers do: no idle connection is
-// kept on either side between requests. With ten thousand addresses this
-// keeps the process's file descriptors to listeners and requests in
-// flight.
-func (f *Farm) CloseAfterEachResponse() { f.srv.SetKeepAlivesEnabled(false) }
+// ShareOneListener makes the farm serve every address it adds from now on
+// through one listener, on one port, instead of a listener per address.
+// The listener is bound to all local addresses, since Linux routes all of
+// 127.0.0.0/8 to the loopback device but one socket can be bound to only
+// one address or to all; a connection made to anything but one of the
+// farm's addresses is closed at once. With 10,000 addresses this keeps
+// the file descriptors of idle keep-alive connections within reach.
+func (f *Farm) ShareOneListener() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if f.shared != nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		return fmt.Errorf("farm: listen on all addresses: %w", err)
+	}
+	f.shared = &endpoint{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
+	f.serving.Add(1)
+	go func() {
+		defer f.serving.Done()
+		_ = f.srv.Serve(farmOnly{ln, f})
+	}()
+	return nil
+}
 
-// NewAddr starts a listener on the next unused loopback address, counting up
+// farmOnly accepts only connections made to one of the farm's addresses.
+type farmOnly struct {
+	net.Listener
+	f *Farm
+}
+
+func (l farmOnly) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if ap, err := netip.ParseAddrPort(c.LocalAddr().String()); err == nil {
+			l.f.mu.RLock()
+			_, ours := l.f.addrs[ap.Addr().Unmap()]
+			l.f.mu.RUnlock()
+			if ours {
+				return c, nil
+			}
+		}
+		c.Close()
+	}
+}
+
+// NewAddr starts a listener (after ShareOneListener, only claims the
+// address) on the next unused loopback address, counting up
 // from 127.20.0.1 and skipping .0 and .255 in the last octet, on a port the
 // OS chooses, and returns the address. A host needs an address of its own
 // (AddSite does this when Site.Addr is zero); call NewAddr directly to put
@@ -147,6 +200,10 @@ func (f *Farm) newAddrLocked() (netip.Addr, error) {
 	// Advance first so that a failed listen does not retry the same
 	// address forever.
 	f.next = nextAddr(a)
+	if f.shared != nil {
+		f.addrs[a] = &endpoint{port: f.shared.port, sites: make(map[string]*Site)}
+		return a, nil
+	}
 	ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 0).String())
 	if err != nil {
 		return netip.Addr{}, fmt.Errorf("farm: listen on %v: %w", a, err)

@@ -40,7 +40,14 @@ type Gap struct {
 // wanted after each visit (for example from its Crawl-delay or status);
 // nil means 0, which flags only overlapping pairs as short gaps.
 func (a *Audit) Report(minRest func(prev Visit) time.Duration) Report {
-	vs := a.filter(func(*Visit) bool { return true }, false)
+	return ReportOn(a.filter(func(*Visit) bool { return true }, false), minRest)
+}
+
+// ReportOn checks visits recorded by another audit, such as a farm's in
+// another process, as Report does.
+func ReportOn(vs []Visit, minRest func(prev Visit) time.Duration) Report {
+	vs = slices.Clone(vs)
+	slices.SortStableFunc(vs, func(a, b Visit) int { return a.Start.Compare(b.Start) })
 	byAddr := make(map[netip.Addr][]Visit)
 	for _, v := range vs {
 		byAddr[v.Addr] = append(byAddr[v.Addr], v)

@@ -20,6 +20,16 @@ func newResolver() *Resolver {
 	return &Resolver{names: make(map[string]netip.Addr)}
 }
 
+// NewResolver returns a resolver of the given names, for a farm that runs
+// in another process.
+func NewResolver(names map[string]netip.Addr) *Resolver {
+	r := newResolver()
+	for name, a := range names {
+		r.names[canonHost(name)] = a.Unmap()
+	}
+	return r
+}
+
 // LookupNetIP returns the address of host, matched case-insensitively and
 // ignoring a trailing dot. An IP literal resolves to itself, as with
 // net.Resolver. network is "ip", "ip4" or "ip6" ("" means "ip"); an address
