@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,25 +37,15 @@ func BenchmarkPoliteness(b *testing.B) {
 
 func runPoliteness(b *testing.B, hosts, perHost int) {
 	b.StopTimer()
-	fm := farm.New(nil)
-	defer fm.Close()
-	if hosts > 2000 && !raiseFileLimit(uint64(4*hosts+1000)) {
-		// Idle keep-alive connections, one a side per address, would pass
-		// the process's file descriptor limit: connections close instead.
-		b.Logf("file descriptor limit too low for keep-alive at %d hosts: closing connections", hosts)
-		fm.CloseAfterEachResponse()
-	}
+	fp := startFarmProcess(b, hosts)
+	defer fp.close()
 	var urls []string
 	for i := range hosts {
-		s, err := fm.AddSite(farm.Site{Name: fmt.Sprintf("b%05d.test", i)})
-		if err != nil {
-			b.Fatal(err)
-		}
 		for p := range perHost {
-			urls = append(urls, fm.URL(s.Name, fmt.Sprintf("/p%d", p)))
+			urls = append(urls, fp.url(i, fmt.Sprintf("/p%d", p)))
 		}
 	}
-	f, err := New(Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet, MaxInFlight: benchInFlight})
+	f, err := New(Config{Resolver: fp.resolver(), AllowPrivateNetworks: true, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,9 +71,13 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 	b.StopTimer()
 	f.Close()
 
-	rep := fm.Audit().Report(restRule(MinRest))
+	visits, err := fp.visits()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rep := farm.ReportOn(visits, restRule(MinRest))
 	byAddr := make(map[netip.Addr][]farm.Visit)
-	for _, v := range fm.Audit().Visits() {
+	for _, v := range visits {
 		byAddr[v.Addr] = append(byAddr[v.Addr], v)
 	}
 	var rate, limit float64
@@ -112,21 +105,4 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
 	b.ReportMetric(float64(failed), "errors")
-}
-
-// benchInFlight is the MaxInFlight of the politeness benchmark.
-var benchInFlight = 256
-
-// raiseFileLimit lifts the process's open-file limit to at least n, if the
-// system lets it (a listener and two connection ends per farm address).
-func raiseFileLimit(n uint64) bool {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return false
-	}
-	if lim.Cur >= n {
-		return true
-	}
-	lim.Cur, lim.Max = max(n, lim.Cur), max(n, lim.Max)
-	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) == nil
 }

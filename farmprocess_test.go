@@ -1,0 +1,136 @@
+package polite
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// A farm process serves a benchmark's hosts from a child process: the
+// test binary again, running TestFarmProcessChild. Servers are not in the
+// crawler's process in real life, and at 10,000 hosts one process could
+// not hold both ends of every keep-alive connection within this machine's
+// 20,000 file descriptors. The child serves every address through one
+// listener (farm.ShareOneListener) and keeps the audit; the parent asks
+// for the visits at the end.
+
+const farmProcessEnv = "POLITE_FARM_PROCESS_HOSTS"
+
+// farmHello is the child's first line: where its hosts are.
+type farmHello struct {
+	Port  int
+	Names []string
+	Addrs []netip.Addr
+}
+
+// TestFarmProcessChild is the farm process; it skips unless started by
+// startFarmProcess. It prints a farmHello line, then answers each line on
+// its standard input with a line of the visits so far (without their
+// headers), and ends when its input does.
+func TestFarmProcessChild(t *testing.T) {
+	hosts, _ := strconv.Atoi(os.Getenv(farmProcessEnv))
+	if hosts <= 0 {
+		t.Skip("the farm process of a benchmark; started by startFarmProcess")
+	}
+	fm := farm.New(nil)
+	defer fm.Close()
+	if err := fm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	var hello farmHello
+	for i := range hosts {
+		s, err := fm.AddSite(farm.Site{Name: fmt.Sprintf("b%05d.test", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hello.Names, hello.Addrs = append(hello.Names, s.Name), append(hello.Addrs, s.Addr)
+		hello.Port = fm.Port(s.Addr)
+	}
+	out := json.NewEncoder(os.Stdout)
+	if err := out.Encode(hello); err != nil {
+		t.Fatal(err)
+	}
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		vs := fm.Audit().Visits()
+		for i := range vs {
+			vs[i].Header = nil
+		}
+		if err := out.Encode(vs); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// farmProcess is the parent's handle on a farm process.
+type farmProcess struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *json.Decoder
+	hello farmHello
+}
+
+// startFarmProcess starts a farm process with hosts default sites, named
+// b00000.test on.
+func startFarmProcess(tb testing.TB, hosts int) *farmProcess {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmProcessChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), farmProcessEnv+"="+strconv.Itoa(hosts))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	p := &farmProcess{cmd: cmd, in: in, out: json.NewDecoder(out)}
+	if err := p.out.Decode(&p.hello); err != nil || len(p.hello.Names) != hosts {
+		p.close()
+		tb.Fatalf("farm process: %d hosts, %v", len(p.hello.Names), err)
+	}
+	return p
+}
+
+// url is the URL of path on host i.
+func (p *farmProcess) url(i int, path string) string {
+	return "http://" + net.JoinHostPort(p.hello.Names[i], strconv.Itoa(p.hello.Port)) + path
+}
+
+// resolver resolves the farm's host names.
+func (p *farmProcess) resolver() *farm.Resolver {
+	names := make(map[string]netip.Addr, len(p.hello.Names))
+	for i, n := range p.hello.Names {
+		names[n] = p.hello.Addrs[i]
+	}
+	return farm.NewResolver(names)
+}
+
+// visits asks for the visits so far, ordered by start.
+func (p *farmProcess) visits() ([]farm.Visit, error) {
+	if _, err := io.WriteString(p.in, "visits\n"); err != nil {
+		return nil, err
+	}
+	var vs []farm.Visit
+	err := p.out.Decode(&vs)
+	return vs, err
+}
+
+// close ends the farm process and waits for it.
+func (p *farmProcess) close() {
+	p.in.Close()
+	p.cmd.Wait()
+}
