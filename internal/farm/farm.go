@@ -56,7 +56,7 @@ type Farm struct {
 
 	mu     sync.RWMutex
 	closed bool
-	shared *endpoint // the one listener of every address, after ShareOneListener
+	shared *endpoint  // the one listener of every address, after ShareOneListener
 	next   netip.Addr // next address NewAddr tries; invalid when exhausted
 	addrs  map[netip.Addr]*endpoint
 	sites  map[string]*Site // by canonical name
