@@ -131,6 +131,7 @@ type pass struct {
 	// origin is the base's scheme and authority, for plainLink; made
 	// when first needed.
 	origin string
+	hrefs  int // links met so far
 
 	seenBase, seenTitle bool
 	skip                string         // "template", "svg" or "math" while inside one
@@ -416,7 +417,10 @@ func (p *pass) addLink(href []byte, nofollow bool) {
 		return
 	}
 	i := p.newLink(href, nofollow)
-	if len(p.hrefIndex) < 4*MaxLinks {
+	// A small page's few hrefs are resolved each time they come; past a
+	// few dozen, they are remembered.
+	p.hrefs++
+	if p.hrefs > 2*smallLinks && len(p.hrefIndex) < 4*MaxLinks {
 		if p.hrefIndex == nil {
 			p.hrefIndex = map[string]int{}
 		}
@@ -451,7 +455,7 @@ func (p *pass) newLink(href []byte, nofollow bool) int {
 	if len(s) > MaxLinkLen {
 		return -1
 	}
-	if i, ok := p.linkIndex[s]; ok {
+	if i, ok := p.findLink(s); ok {
 		p.merge(i, nofollow)
 		return i
 	}
@@ -459,13 +463,40 @@ func (p *pass) newLink(href []byte, nofollow bool) int {
 		p.page.LinksTruncated = true
 		return -1
 	}
-	if p.linkIndex == nil {
-		p.linkIndex = map[string]int{}
+	if p.page.Links == nil {
+		p.page.Links = make([]Link, 0, smallLinks)
 	}
-	p.linkIndex[s] = len(p.page.Links)
+	if p.linkIndex != nil {
+		p.linkIndex[s] = len(p.page.Links)
+	}
 	p.linkBytes += len(s)
 	p.page.Links = append(p.page.Links, Link{URL: s, NoFollow: nofollow})
 	return len(p.page.Links) - 1
+}
+
+// smallLinks is how many links a page keeps before they are indexed: a
+// page with fewer is searched link by link, which costs less than the
+// maps.
+const smallLinks = 16
+
+// findLink returns the index of the kept link u, if it is kept.
+func (p *pass) findLink(u string) (int, bool) {
+	if p.linkIndex == nil {
+		if len(p.page.Links) < smallLinks {
+			for i := range p.page.Links {
+				if p.page.Links[i].URL == u {
+					return i, true
+				}
+			}
+			return 0, false
+		}
+		p.linkIndex = make(map[string]int, 2*len(p.page.Links))
+		for i, l := range p.page.Links {
+			p.linkIndex[l.URL] = i
+		}
+	}
+	i, ok := p.linkIndex[u]
+	return i, ok
 }
 
 // plainLink resolves the most common href, a plain path from the root
