@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -134,7 +135,7 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 		return Verdict{Kind: KindRefused, Challenge: true, Vendor: c.vendor, Evidence: c.evidence,
 			Note: "a bot check or CAPTCHA: the host is stopped for the run; the fetcher never solves or evades one"}
 	}
-	v := Verdict{Evidence: fmt.Sprintf("status %d", status)}
+	v := Verdict{Evidence: statusEvidence(status)}
 	v.RetryAfter, v.HasRetryAfter = ParseRetryAfter(header.Get("Retry-After"), header.Get("Date"), now)
 	if len(header.Values("Retry-After")) > 1 {
 		v.RetryAfter, v.HasRetryAfter = 0, false // several values: not the grammar
@@ -252,6 +253,22 @@ const (
 	refusalTextMax = 2000 // with a refusal-ish status
 	shellTextMax   = 500  // with 200 or 202
 )
+
+// statusEvidences are the evidence strings of the status codes, made once:
+// every response has one.
+var statusEvidences = func() (e [600]string) {
+	for code := 100; code < len(e); code++ {
+		e[code] = "status " + strconv.Itoa(code)
+	}
+	return e
+}()
+
+func statusEvidence(status int) string {
+	if status >= 100 && status < len(statusEvidences) {
+		return statusEvidences[status]
+	}
+	return "status " + strconv.Itoa(status)
+}
 
 func refusalish(status int) bool {
 	switch status {
