@@ -69,7 +69,7 @@ func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
 	resp, err := f.client.Do(req)
 	if err != nil {
 		c.end = f.clk.Now()
-		c.err = f.requestError(ctx, err)
+		c.err = f.requestError(ctx, t.url(), err)
 		return c
 	}
 	c.status, c.header = resp.StatusCode, resp.Header
@@ -101,7 +101,7 @@ func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
 	c.end = f.clk.Now()
 	switch {
 	case err != nil:
-		c.err = f.requestError(ctx, err)
+		c.err = f.requestError(ctx, t.url(), err)
 	case c.truncated && t.robots == nil:
 		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
 	}
@@ -174,16 +174,26 @@ const maxPresize = 1 << 20
 // trusted with at most maxPresize bytes before they arrive.
 func readCapped(r io.Reader, max, size int64) ([]byte, bool, error) {
 	n := int64(512)
-	if size >= 0 {
+	if size >= 0 && size < maxPresize {
 		n = size + 1 // room to see the end without growing
 	}
-	buf := make([]byte, 0, min(n, max+1, maxPresize))
-	for int64(len(buf)) <= max {
+	if max < n {
+		n = max + 1 // max < n <= maxPresize: no overflow
+	}
+	buf := make([]byte, 0, n)
+	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)] // grow
 		}
-		m, err := r.Read(buf[len(buf):min(int64(cap(buf)), max+1)])
+		end := cap(buf)
+		if int64(end) > max {
+			end = int(max) + 1 // one byte past the cap tells there is more
+		}
+		m, err := r.Read(buf[len(buf):end])
 		buf = buf[:len(buf)+m]
+		if int64(len(buf)) > max {
+			return buf[:max], true, nil
+		}
 		if err == io.EOF {
 			return buf, false, nil
 		}
@@ -191,17 +201,17 @@ func readCapped(r io.Reader, max, size int64) ([]byte, bool, error) {
 			return buf, false, err
 		}
 	}
-	return buf[:max], true, nil
 }
 
 // requestError names a failure: one caused by Close is ErrClosed, one
 // cut short by the request timeout says so (R10.2).
-func (f *Fetcher) requestError(ctx context.Context, err error) error {
+func (f *Fetcher) requestError(ctx context.Context, u string, err error) error {
 	if f.ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	if te, ok := timedOut(ctx); ok {
-		return fmt.Errorf("polite: %w", te)
+		// Said as net/http says a deadline: a timeout, not a cancellation.
+		return fmt.Errorf("polite: %w", &url.Error{Op: "Get", URL: u, Err: te})
 	}
 	return fmt.Errorf("polite: %w", err)
 }

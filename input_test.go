@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -95,8 +97,10 @@ func TestBodyThatNeverEnds(t *testing.T) {
 	u := r.farm.URL(h, "/pit")
 	r.add(u, r.farm.URL(h, "/after"))
 	res := r.results(2)
-	if !errors.Is(res[u].Err, context.DeadlineExceeded) {
-		t.Errorf("hanging body: %v, want a deadline error", res[u].Err)
+	var ue *url.Error
+	if err := res[u].Err; !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		!errors.As(err, &ue) || !ue.Timeout() || ue.URL != u {
+		t.Errorf("hanging body: %v, want a timeout naming the URL", err)
 	}
 	if after := res[r.farm.URL(h, "/after")]; after.Err != nil {
 		t.Errorf("the host's next URL: %v", after.Err)
@@ -163,5 +167,21 @@ func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
 	}
 	if n := len(r.farm.Audit().Visits()); n != 0 {
 		t.Errorf("farm saw %d requests", n)
+	}
+}
+
+// R10.2: a server's claim about its body's length is not trusted with
+// memory: the largest Content-Length there is, on a five-byte body, gives
+// a failed request, not a crash.
+func TestAbsurdContentLength(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "liar.test", Pages: map[string]farm.Page{
+		"/claim": {Header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {"9223372036854775807"}}, Body: []byte("hello")},
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	u := r.farm.URL(h, "/claim")
+	r.add(u)
+	if res := r.results(1); res[u].Err == nil {
+		t.Errorf("a body cut %d bytes into a claimed 2^63-1: no error, %d bytes", 5, len(res[u].Body))
 	}
 }

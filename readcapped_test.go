@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -30,6 +31,13 @@ func TestReadCapped(t *testing.T) {
 		{"past the cap", strings.NewReader("0123456789X"), 10, 11, "0123456789", true, nil},
 		{"far past the cap", strings.NewReader(strings.Repeat("x", 5000)), 1000, -1, strings.Repeat("x", 1000), true, nil},
 		{"one byte at a time", iotest.OneByteReader(strings.NewReader("hello world")), 100, -1, "hello world", false, nil},
+		{"last bytes with EOF, one past the cap", iotest.DataErrReader(strings.NewReader("0123456789X")), 10, 11, "0123456789", true, nil},
+		{"last bytes with EOF, at the cap", iotest.DataErrReader(strings.NewReader("0123456789")), 10, 10, "0123456789", false, nil},
+		{"cap of zero", iotest.DataErrReader(strings.NewReader("X")), 0, -1, "", true, nil},
+		{"cap of zero, empty", strings.NewReader(""), 0, 0, "", false, nil},
+		{"largest announced length", strings.NewReader("hello"), 10, math.MaxInt64, "hello", false, nil},
+		{"largest cap", strings.NewReader("hello"), math.MaxInt64, math.MaxInt64, "hello", false, nil},
+		{"largest cap, length unknown", strings.NewReader("hello"), math.MaxInt64, -1, "hello", false, nil},
 		{"broken", io.MultiReader(strings.NewReader("par"), iotest.ErrReader(errBroken)), 10, 9, "par", false, errBroken},
 	} {
 		got, truncated, err := readCapped(c.r, c.max, c.size)

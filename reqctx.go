@@ -17,6 +17,9 @@ func (e *requestTimeoutError) Error() string {
 
 func (e *requestTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
+// Timeout makes it a timeout to net.Error and os.IsTimeout.
+func (e *requestTimeoutError) Timeout() bool { return true }
+
 // requestContexts gives one worker's requests their context: cancelled
 // by Close, and after the request timeout (R10.2). A worker makes one
 // request at a time, so one cancellable context and one timer serve all
