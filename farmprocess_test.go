@@ -41,23 +41,29 @@ func TestFarmProcessChild(t *testing.T) {
 	if hosts <= 0 {
 		t.Skip("the farm process of a benchmark; started by startFarmProcess")
 	}
+	// Failures go to stderr, which the parent passes on: stdout is the
+	// parent's to read.
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "farm process:", err)
+		os.Exit(1)
+	}
 	fm := farm.New(nil)
 	defer fm.Close()
 	if err := fm.ShareOneListener(); err != nil {
-		t.Fatal(err)
+		fail(err)
 	}
 	var hello farmHello
 	for i := range hosts {
 		s, err := fm.AddSite(farm.Site{Name: fmt.Sprintf("b%05d.test", i)})
 		if err != nil {
-			t.Fatal(err)
+			fail(err)
 		}
 		hello.Names, hello.Addrs = append(hello.Names, s.Name), append(hello.Addrs, s.Addr)
 		hello.Port = fm.Port(s.Addr)
 	}
 	out := json.NewEncoder(os.Stdout)
 	if err := out.Encode(hello); err != nil {
-		t.Fatal(err)
+		fail(err)
 	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
@@ -66,17 +72,18 @@ func TestFarmProcessChild(t *testing.T) {
 			vs[i].Header = nil
 		}
 		if err := out.Encode(vs); err != nil {
-			t.Fatal(err)
+			fail(err)
 		}
 	}
 }
 
 // farmProcess is the parent's handle on a farm process.
 type farmProcess struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	out   *json.Decoder
-	hello farmHello
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stdout io.Reader
+	out    *json.Decoder
+	hello  farmHello
 }
 
 // startFarmProcess starts a farm process with hosts default sites, named
@@ -97,10 +104,10 @@ func startFarmProcess(tb testing.TB, hosts int) *farmProcess {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	p := &farmProcess{cmd: cmd, in: in, out: json.NewDecoder(out)}
+	p := &farmProcess{cmd: cmd, in: in, stdout: out, out: json.NewDecoder(out)}
 	if err := p.out.Decode(&p.hello); err != nil || len(p.hello.Names) != hosts {
 		p.close()
-		tb.Fatalf("farm process: %d hosts, %v", len(p.hello.Names), err)
+		tb.Fatalf("farm process: %d hosts, %v (its stderr, if any, is above)", len(p.hello.Names), err)
 	}
 	return p
 }
@@ -129,8 +136,10 @@ func (p *farmProcess) visits() ([]farm.Visit, error) {
 	return vs, err
 }
 
-// close ends the farm process and waits for it.
+// close ends the farm process and waits for it. What it still writes is
+// read and dropped, so it cannot block on a full pipe.
 func (p *farmProcess) close() {
 	p.in.Close()
+	go io.Copy(io.Discard, p.stdout)
 	p.cmd.Wait()
 }
