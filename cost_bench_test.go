@@ -177,3 +177,112 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkRequestPhases splits the cost of BenchmarkRequestCost by phase:
+// per host, the robots.txt phase (the lookup, robots.txt on a new
+// connection, the page gated); per page, the page phase. The bare loop's phases are its
+// robots.txt requests, then its pages sent at once (burst) or each 3 s
+// after its host's robots.txt ended, as the fetcher sends them (paced).
+// All figures are CPU µs, medians over the iterations.
+//
+//	go test -run '^$' -bench RequestPhases -benchtime 6x .
+func BenchmarkRequestPhases(b *testing.B) {
+	const hosts = 1000
+	fp := startFarmProcess(b, hosts)
+	defer fp.close()
+	res := fp.resolver()
+	var pages, robots []string
+	for i := range hosts {
+		pages = append(pages, fp.url(i, "/page"))
+		robots = append(robots, fp.url(i, farm.RobotsPath))
+	}
+	µs := func(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / float64(n) / 1e3 }
+	m := map[string][]float64{}
+	for range b.N {
+		f, err := New(Config{Resolver: res, AllowPrivateNetworks: true, Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		c0 := cpuTime()
+		for _, u := range pages {
+			if err := f.Add(ctx, u); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// The first page comes 3 s after the first robots.txt ended, when
+		// every robots.txt is in.
+		if r, err := f.Next(ctx); err != nil || r.Err != nil {
+			b.Fatal(err, r.Err)
+		}
+		c1 := cpuTime()
+		for range hosts - 1 {
+			if r, err := f.Next(ctx); err != nil || r.Err != nil {
+				b.Fatal(err, r.Err)
+			}
+		}
+		c2 := cpuTime()
+		f.Close()
+		m["polite-robots-µs/host"] = append(m["polite-robots-µs/host"], µs(c1-c0, hosts))
+		m["polite-page-µs/page"] = append(m["polite-page-µs/page"], µs(c2-c1, hosts))
+
+		client := bareClient(res)
+		get := func(u string) {
+			req, _ := http.NewRequest(http.MethodGet, u, nil)
+			req.Header.Set("User-Agent", DefaultName)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, io.LimitReader(resp.Body, DefaultMaxBodyBytes))
+			resp.Body.Close()
+		}
+		ends := make([]time.Time, hosts)
+		burst := func(each func(i int)) {
+			var wg sync.WaitGroup
+			work := make(chan int)
+			for range DefaultMaxInFlight {
+				wg.Go(func() {
+					for i := range work {
+						each(i)
+					}
+				})
+			}
+			for i := range hosts {
+				work <- i
+			}
+			close(work)
+			wg.Wait()
+		}
+		c0 = cpuTime()
+		burst(func(i int) { get(robots[i]); ends[i] = time.Now() })
+		c1 = cpuTime()
+		burst(func(i int) { get(pages[i]) })
+		c2 = cpuTime()
+		client.CloseIdleConnections()
+		m["bare-robots-µs/host"] = append(m["bare-robots-µs/host"], µs(c1-c0, hosts))
+		m["bare-burst-page-µs/page"] = append(m["bare-burst-page-µs/page"], µs(c2-c1, hosts))
+
+		burst(func(i int) { get(robots[i]); ends[i] = time.Now() })
+		c0 = cpuTime()
+		slots := make(chan struct{}, DefaultMaxInFlight)
+		var wg sync.WaitGroup
+		for i := range hosts {
+			wg.Add(1)
+			time.AfterFunc(time.Until(ends[i].Add(MinRest)), func() {
+				defer wg.Done()
+				slots <- struct{}{}
+				get(pages[i])
+				<-slots
+			})
+		}
+		wg.Wait()
+		c1 = cpuTime()
+		client.CloseIdleConnections()
+		m["bare-paced-page-µs/page"] = append(m["bare-paced-page-µs/page"], µs(c1-c0, hosts))
+	}
+	for name, xs := range m {
+		b.ReportMetric(median(xs, func(x float64) float64 { return x }), name)
+	}
+}
