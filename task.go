@@ -64,7 +64,7 @@ type host struct {
 	// resolvedAt is when its address was last looked up; zero for an IP
 	// literal, which is never looked up.
 	resolvedAt time.Time
-	stopped    error     // why the host is stopped for the run (R3.1, R3.2)
+	stopped    error // why the host is stopped for the run (R3.1, R3.2)
 	policy     hostPolicy
 	origins    []*origin // its schemes and ports, each with its robots.txt
 	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
