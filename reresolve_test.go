@@ -1,6 +1,11 @@
 package polite
 
 import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,5 +69,43 @@ func TestHostResolvedOncePerRobotsPeriod(t *testing.T) {
 		if v.Addr == oldAddr && v.Start.After(visits[2].Start) {
 			t.Errorf("%s asked at the old address %v after the name moved", v.Path, oldAddr)
 		}
+	}
+}
+
+// goneResolver answers as the farm's resolver until its name is gone.
+type goneResolver struct {
+	farm *farm.Resolver
+	gone atomic.Bool
+}
+
+func (r *goneResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if r.gone.Load() {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	return r.farm.LookupNetIP(ctx, network, host)
+}
+
+// R1.1, R11.1: a name that no longer exists when its host is looked up
+// again answers the URLs that waited for the lookup, and nothing more is
+// asked of the old address.
+func TestHostGoneAtTheNextLookup(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "fading.test"})
+	res := &goneResolver{farm: r.farm.Resolver()}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	a, b := r.farm.URL(h, "/a"), r.farm.URL(h, "/b")
+	r.add(a)
+	if got := r.results(1)[a]; got.Err != nil {
+		t.Fatalf("before: %v", got.Err)
+	}
+	before := len(r.farm.Audit().Visits())
+	res.gone.Store(true)
+	r.clk.Advance(25 * time.Hour)
+	r.add(b)
+	if got := r.results(1)[b]; !errors.Is(got.Err, ErrUnresolved) {
+		t.Errorf("after the name went: %v, want ErrUnresolved", got.Err)
+	}
+	if n := len(r.farm.Audit().Visits()); n != before {
+		t.Errorf("%d requests after the name went", n-before)
 	}
 }
