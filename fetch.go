@@ -66,8 +66,9 @@ func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
 	}
 
 	c.start = f.clk.Now()
-	resp, err := f.client.Do(req)
+	resp, err := f.transport.RoundTrip(req)
 	if err != nil {
+		err = &url.Error{Op: "Get", URL: t.url(), Err: err} // as http.Client says it
 		c.end = f.clk.Now()
 		c.err = f.requestError(ctx, t.url(), err)
 		return c

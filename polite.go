@@ -43,7 +43,7 @@ type Fetcher struct {
 	// uaUnrestricted is sent to hosts whose robots.txt is not read (R5.6).
 	uaUnrestricted string
 	headers        requestHeaders
-	client         *http.Client
+	transport      *http.Transport
 	clk            clock.Clock
 	ctx            context.Context // cancelled by Close: ends requests in flight
 	cancel         context.CancelFunc
@@ -92,7 +92,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		set:            set,
 		ua:             set.ua.String(),
 		uaUnrestricted: set.ua.unrestricted().String(),
-		client:         newClient(set.allowPrivate),
+		transport:      newTransport(set.allowPrivate),
 		clk:            hk.clock,
 		ctx:            ctx,
 		cancel:         cancel,
@@ -173,7 +173,7 @@ func (f *Fetcher) Close() error {
 		f.cancel()
 		<-f.dispatched
 		f.workers.Wait()
-		f.client.CloseIdleConnections()
+		f.transport.CloseIdleConnections()
 		if f.set.ownStore {
 			f.set.store.Close()
 		}

@@ -28,11 +28,12 @@ func withPin(ctx context.Context, a netip.Addr) context.Context {
 	return context.WithValue(ctx, pinKey{}, a)
 }
 
-// newClient builds the HTTP client under the fetcher: no cookie jar, no
-// proxy, no redirects followed inside net/http (each hop is scheduled on
-// its own, R8.3), and a dialler that dials only the pinned address and
-// refuses non-public ones at the socket (R10.1).
-func newClient(allowPrivate bool) *http.Client {
+// newTransport builds the HTTP transport under the fetcher: no proxy, and
+// a dialler that dials only the pinned address and refuses non-public
+// ones at the socket (R10.1). The fetcher calls its RoundTrip itself, with
+// no http.Client around it: no cookie jar, and no redirect followed inside
+// net/http (each hop is scheduled on its own, R8.3).
+func newTransport(allowPrivate bool) *http.Transport {
 	d := &net.Dialer{
 		Timeout: dialTimeout,
 		// Control sees the address actually dialled, after every layer
@@ -45,7 +46,7 @@ func newClient(allowPrivate bool) *http.Client {
 			return checkAddress(ap.Addr(), allowPrivate)
 		},
 	}
-	tr := &http.Transport{
+	return &http.Transport{
 		Proxy: nil, // never through a proxy: the address dialled is the budget's
 		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
 			pin, ok := ctx.Value(pinKey{}).(netip.Addr)
@@ -64,11 +65,5 @@ func newClient(allowPrivate bool) *http.Client {
 		MaxResponseHeaderBytes: maxResponseHeaderSize,
 		MaxIdleConnsPerHost:    1, // one request in flight per budget needs one connection
 		IdleConnTimeout:        90 * time.Second,
-	}
-	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
 	}
 }
