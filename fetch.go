@@ -146,7 +146,7 @@ func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Heade
 // confirmed at this time.
 func (f *Fetcher) keepRobots(t *task, c *completion) {
 	st := f.set.store
-	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
+	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: validators(c.header), Body: c.body, Fetched: c.end}
 	switch {
 	case c.status == http.StatusNotModified:
 		old, ok, err := st.LoadRobots(t.robots.key)
@@ -168,6 +168,22 @@ func (f *Fetcher) keepRobots(t *task, c *completion) {
 
 // maxPresize bounds the buffer made for a body before it is read.
 const maxPresize = 1 << 20
+
+// validators are the headers of a robots.txt answer that a conditional
+// refresh needs (R5.3), the only ones kept with its copy; nil when it
+// had neither.
+func validators(h http.Header) http.Header {
+	var v http.Header
+	for _, k := range [...]string{"Etag", "Last-Modified"} {
+		if x := h.Get(k); x != "" {
+			if v == nil {
+				v = make(http.Header, 2)
+			}
+			v[k] = []string{x}
+		}
+	}
+	return v
+}
 
 // readCapped reads at most max bytes, and says whether there was more.
 // size is the length the server announced, -1 when unknown: a body that

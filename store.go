@@ -90,7 +90,7 @@ type StoredPage struct {
 type StoredRobots struct {
 	Origin  string
 	Status  int
-	Header  http.Header // ETag and Last-Modified live here
+	Header  http.Header // its validators, ETag and Last-Modified, when it had them
 	Body    []byte
 	Fetched time.Time // when the site last answered
 }

@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -250,5 +252,29 @@ func TestFetchCrash(t *testing.T) {
 		if err != nil || !ok || len(p.Body) == 0 {
 			t.Errorf("%s was delivered but is not stored: %v %v", u, ok, err)
 		}
+	}
+}
+
+// R5.3: a robots.txt copy keeps what a conditional refresh needs, its
+// validators, and no other header of the answer.
+func TestRobotsCopyKeepsItsValidators(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "valid.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: {Body: []byte("User-agent: *\nAllow: /\n"), Header: http.Header{
+			"Etag": {`"r1"`}, "Last-Modified": {"Sun, 29 Nov 2026 10:00:00 GMT"}, "Set-Cookie": {"id=1"}, "X-Served-By": {"cache-7"},
+		}},
+	}})
+	st := NewMemoryStore()
+	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	r.add(r.farm.URL(h, "/"))
+	r.results(1)
+	key, _ := originKey(r.farm.URL(h, "/"))
+	rec, ok, err := st.LoadRobots(key)
+	if err != nil || !ok {
+		t.Fatalf("no copy of %s: %v", key, err)
+	}
+	want := http.Header{"Etag": {`"r1"`}, "Last-Modified": {"Sun, 29 Nov 2026 10:00:00 GMT"}}
+	if !reflect.DeepEqual(rec.Header, want) {
+		t.Errorf("kept headers %v, want %v", rec.Header, want)
 	}
 }
