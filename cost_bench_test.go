@@ -27,17 +27,11 @@ import (
 // figures are the medians over the pairs, and the median of the pairs'
 // ratios.
 //
-//	go test -run '^$' -bench RequestCost -benchtime 9x .
+//	go test -run '^$' -bench RequestCost -benchtime 15x .
 func BenchmarkRequestCost(b *testing.B) {
 	const hosts = 1000
-	fp := startFarmProcess(b, hosts)
+	fp, res, robots, pages := costFarm(b, hosts)
 	defer fp.close()
-	res := fp.resolver()
-	var pages, robots []string
-	for i := range hosts {
-		pages = append(pages, fp.url(i, "/page"))
-		robots = append(robots, fp.url(i, farm.RobotsPath))
-	}
 	var bare, polite []cost
 	var ratios []float64
 	for i := range b.N {
@@ -62,6 +56,17 @@ func BenchmarkRequestCost(b *testing.B) {
 	b.ReportMetric(slices.Max(ratios), "cpu-ratio-max")
 }
 
+// costFarm starts a farm process of hosts sites and returns, with it, its
+// resolver and each host's robots.txt and page URLs.
+func costFarm(b *testing.B, hosts int) (fp *farmProcess, res *farm.Resolver, robots, pages []string) {
+	fp = startFarmProcess(b, hosts)
+	for i := range hosts {
+		robots = append(robots, fp.url(i, farm.RobotsPath))
+		pages = append(pages, fp.url(i, "/page"))
+	}
+	return fp, fp.resolver(), robots, pages
+}
+
 // cost is one run's CPU time, allocations and bytes allocated per request.
 type cost struct{ cpu, allocs, bytes float64 }
 
@@ -70,33 +75,42 @@ type cost struct{ cpu, allocs, bytes float64 }
 func bareCost(b *testing.B, res *farm.Resolver, robots, pages []string) cost {
 	client := bareClient(res)
 	defer client.CloseIdleConnections()
-	return measureCost(len(robots)+len(pages), func() {
-		var wg sync.WaitGroup
-		work := make(chan string)
-		for range DefaultMaxInFlight {
-			wg.Go(func() {
-				for u := range work {
-					req, _ := http.NewRequest(http.MethodGet, u, nil)
-					req.Header.Set("User-Agent", DefaultName)
-					resp, err := client.Do(req)
-					if err != nil {
-						b.Error(err)
-						continue
-					}
-					io.Copy(io.Discard, io.LimitReader(resp.Body, DefaultMaxBodyBytes))
-					resp.Body.Close()
-				}
-			})
-		}
-		for _, u := range robots {
-			work <- u
-		}
-		for _, u := range pages {
-			work <- u
-		}
-		close(work)
-		wg.Wait()
+	all := slices.Concat(robots, pages)
+	return measureCost(len(all), func() {
+		inParallel(len(all), func(i int) { bareGet(b, client, all[i]) })
 	})
+}
+
+// bareGet fetches u as a plain net/http caller would, reading the body.
+func bareGet(b *testing.B, client *http.Client, u string) {
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("User-Agent", DefaultName)
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, DefaultMaxBodyBytes))
+	resp.Body.Close()
+}
+
+// inParallel calls each for 0 to n-1, DefaultMaxInFlight at a time, and
+// returns when all have returned.
+func inParallel(n int, each func(i int)) {
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range DefaultMaxInFlight {
+		wg.Go(func() {
+			for i := range work {
+				each(i)
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 }
 
 // politeCost fetches the pages with a Fetcher, which asks each host's
@@ -180,22 +194,16 @@ func cpuTime() time.Duration {
 
 // BenchmarkRequestPhases splits the cost of BenchmarkRequestCost by phase:
 // per host, the robots.txt phase (the lookup, robots.txt on a new
-// connection, the page gated); per page, the page phase. The bare loop's phases are its
-// robots.txt requests, then its pages sent at once (burst) or each 3 s
-// after its host's robots.txt ended, as the fetcher sends them (paced).
-// All figures are CPU µs, medians over the iterations.
+// connection, the page gated); per page, the page phase. The bare loop's
+// phases are its robots.txt requests, then its pages sent at once (burst)
+// or each 3 s after its host's robots.txt ended, as the fetcher sends them
+// (paced). All figures are CPU µs, medians over the iterations.
 //
-//	go test -run '^$' -bench RequestPhases -benchtime 6x .
+//	go test -run '^$' -bench RequestPhases -benchtime 15x .
 func BenchmarkRequestPhases(b *testing.B) {
 	const hosts = 1000
-	fp := startFarmProcess(b, hosts)
+	fp, res, robots, pages := costFarm(b, hosts)
 	defer fp.close()
-	res := fp.resolver()
-	var pages, robots []string
-	for i := range hosts {
-		pages = append(pages, fp.url(i, "/page"))
-		robots = append(robots, fp.url(i, farm.RobotsPath))
-	}
 	µs := func(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / float64(n) / 1e3 }
 	m := map[string][]float64{}
 	for range b.N {
@@ -227,34 +235,9 @@ func BenchmarkRequestPhases(b *testing.B) {
 		m["polite-page-µs/page"] = append(m["polite-page-µs/page"], µs(c2-c1, hosts))
 
 		client := bareClient(res)
-		get := func(u string) {
-			req, _ := http.NewRequest(http.MethodGet, u, nil)
-			req.Header.Set("User-Agent", DefaultName)
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			io.Copy(io.Discard, io.LimitReader(resp.Body, DefaultMaxBodyBytes))
-			resp.Body.Close()
-		}
+		get := func(u string) { bareGet(b, client, u) }
 		ends := make([]time.Time, hosts)
-		burst := func(each func(i int)) {
-			var wg sync.WaitGroup
-			work := make(chan int)
-			for range DefaultMaxInFlight {
-				wg.Go(func() {
-					for i := range work {
-						each(i)
-					}
-				})
-			}
-			for i := range hosts {
-				work <- i
-			}
-			close(work)
-			wg.Wait()
-		}
+		burst := func(each func(i int)) { inParallel(hosts, each) }
 		c0 = cpuTime()
 		burst(func(i int) { get(robots[i]); ends[i] = time.Now() })
 		c1 = cpuTime()
