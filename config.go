@@ -56,8 +56,8 @@ type Config struct {
 	Logger *slog.Logger
 
 	// Resolver turns host names into addresses. Nil: net.DefaultResolver.
-	// Each host is resolved once per robots period (24 h); the address it
-	// resolves to keys its budget and is the address dialled (R1.1).
+	// Each host is resolved once; the address it resolves to keys its
+	// budget and is the address dialled (R1.1).
 	Resolver Resolver
 
 	// AllowPrivateNetworks lets the fetcher dial loopback, private,

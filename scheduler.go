@@ -394,14 +394,7 @@ func (s *scheduler) resolved(r *resolution) {
 		}
 		return
 	}
-	if h.stopped != nil { // stopped by a response while it was looked up again
-		for _, t := range waiting {
-			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: h.stopped}})
-		}
-		return
-	}
 	h.failures = 0
-	h.resolvedAt = s.clk.Now()
 	s.attach(h, r.addr)
 	for _, t := range waiting {
 		s.gate(t)

@@ -61,10 +61,7 @@ type host struct {
 	crawlDelay time.Duration
 	failures   int       // failures in a row (R2.5, R3.2); a response resets it
 	retryAt    time.Time // when a lookup that failed for a moment is tried again
-	// resolvedAt is when its address was last looked up; zero for an IP
-	// literal, which is never looked up.
-	resolvedAt time.Time
-	stopped    error // why the host is stopped for the run (R3.1, R3.2)
+	stopped    error     // why the host is stopped for the run (R3.1, R3.2)
 	policy     hostPolicy
 	origins    []*origin // its schemes and ports, each with its robots.txt
 	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
