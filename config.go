@@ -56,8 +56,10 @@ type Config struct {
 	Logger *slog.Logger
 
 	// Resolver turns host names into addresses. Nil: net.DefaultResolver.
-	// Each host is resolved once; the address it resolves to keys its
-	// budget and is the address dialled (R1.1).
+	// A host is resolved before its first request, and again before its
+	// robots.txt is asked again, once every 24 h (R1.1); documented APIs
+	// and unrestricted hosts, which have no robots.txt, once per run. The
+	// address found keys its budget and is the address dialled.
 	Resolver Resolver
 
 	// AllowPrivateNetworks lets the fetcher dial loopback, private,

@@ -66,7 +66,7 @@ func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
 	}
 
 	c.start = f.clk.Now()
-	resp, err := f.transport.RoundTrip(req)
+	resp, err := f.transport.Load().RoundTrip(req)
 	if err != nil {
 		err = &url.Error{Op: "Get", URL: t.url(), Err: err} // as http.Client says it
 		c.end = f.clk.Now()

@@ -47,14 +47,14 @@ func (s *scheduler) lookupFailed(h *host, err error, now time.Time) bool {
 	if s.closing || !passing(err) {
 		return false
 	}
-	h.failures++
-	if h.failures >= FailuresToStop {
-		h.err = &StoppedError{Host: h.name, Cause: fmt.Errorf("%w: %d lookups in a row, the last: %w", ErrFailures, h.failures, err)}
-		s.f.set.logger.Warn("polite: lookups failing; host stopped for the run", "host", h.name, "failures", h.failures, "err", err, "time", now)
+	h.lookupFailures++
+	if h.lookupFailures >= FailuresToStop {
+		h.err = &StoppedError{Host: h.name, Cause: fmt.Errorf("%w: %d lookups in a row, the last: %w", ErrFailures, h.lookupFailures, err)}
+		s.f.set.logger.Warn("polite: lookups failing; host stopped for the run", "host", h.name, "failures", h.lookupFailures, "err", err, "time", now)
 		return false
 	}
 	h.resolving = true
-	h.retryAt = now.Add(backoffAfter(h.failures, s.f.set.maxBackoff, s.hooks.rand()))
+	h.retryAt = now.Add(backoffAfter(h.lookupFailures, s.f.set.maxBackoff, s.hooks.rand()))
 	heap.Push(&s.relookups, h)
 	return true
 }

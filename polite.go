@@ -43,13 +43,16 @@ type Fetcher struct {
 	// uaUnrestricted is sent to hosts whose robots.txt is not read (R5.6).
 	uaUnrestricted string
 	headers        requestHeaders
-	transport      *http.Transport
-	clk            clock.Clock
-	ctx            context.Context // cancelled by Close: ends requests in flight
-	cancel         context.CancelFunc
-	sched          *scheduler
-	results        *resultQueue
-	robots         robotsBook
+	// transport is replaced when a host moves to another address (see
+	// scheduler.move); retired are the ones it replaced, closed by Close.
+	transport atomic.Pointer[http.Transport]
+	retired   []*http.Transport
+	clk       clock.Clock
+	ctx       context.Context // cancelled by Close: ends requests in flight
+	cancel    context.CancelFunc
+	sched     *scheduler
+	results   *resultQueue
+	robots    robotsBook
 
 	accepted  atomic.Int64
 	delivered atomic.Int64
@@ -92,13 +95,13 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		set:            set,
 		ua:             set.ua.String(),
 		uaUnrestricted: set.ua.unrestricted().String(),
-		transport:      newTransport(set.allowPrivate),
 		clk:            hk.clock,
 		ctx:            ctx,
 		cancel:         cancel,
 		results:        newResultQueue(),
 		dispatched:     make(chan struct{}),
 	}
+	f.transport.Store(newTransport(set.allowPrivate))
 	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.From(), set.types.accept)
 	f.sched = newScheduler(f, hk)
 	for range set.maxInFlight {
@@ -173,13 +176,25 @@ func (f *Fetcher) Close() error {
 		f.cancel()
 		<-f.dispatched
 		f.workers.Wait()
-		f.transport.CloseIdleConnections()
+		f.transport.Load().CloseIdleConnections()
+		for _, t := range f.retired {
+			t.CloseIdleConnections() // what requests in flight on it put back
+		}
 		if f.set.ownStore {
 			f.set.store.Close()
 		}
 		f.results.close()
 	})
 	return nil
+}
+
+// freshTransport replaces the transport by one with no connections, and
+// closes the idle connections of the old one. Requests in flight on it
+// end there. Only the dispatcher calls it.
+func (f *Fetcher) freshTransport() {
+	old := f.transport.Swap(newTransport(f.set.allowPrivate))
+	old.CloseIdleConnections()
+	f.retired = append(f.retired, old)
 }
 
 // work is one worker: it runs lookups and requests the dispatcher hands

@@ -147,8 +147,29 @@ func (s *scheduler) gate(t *task) {
 		if o.robots != nil {
 			rt.rare = &taskRare{ifNoneMatch: o.etag, ifModifiedSince: o.modified}
 		}
+		if s.lookUpAgain(h, rt) {
+			return
+		}
 		s.enqueueFront(h.budget, rt)
 	}
+}
+
+// lookUpAgain holds a robots.txt request whose host was looked up a robots
+// period ago or more, and looks the host up again first: a host's address
+// is resolved once per robots period (R1.1). The request then goes to the
+// budget of the address found, which may be another; what was already
+// queued at the old address goes there, under the lookup it was admitted
+// with. It reports whether it held the request.
+func (s *scheduler) lookUpAgain(h *host, rt *task) bool {
+	if h.resolvedAt.IsZero() || s.clk.Now().Sub(h.resolvedAt) < RobotsMaxAge {
+		return false
+	}
+	h.waiting = append(h.waiting, rt)
+	if !h.resolving {
+		h.resolving = true
+		s.lookups = append(s.lookups, h)
+	}
+	return true
 }
 
 // recall takes up the stored robots.txt copy of a new origin (R5.3): used

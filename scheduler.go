@@ -394,11 +394,52 @@ func (s *scheduler) resolved(r *resolution) {
 		}
 		return
 	}
-	h.failures = 0
-	s.attach(h, r.addr)
+	if h.stopped != nil { // stopped by a response while it was looked up again
+		for _, t := range waiting {
+			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: h.stopped}})
+		}
+		return
+	}
+	h.lookupFailures = 0
+	h.resolvedAt = s.clk.Now()
+	if old := h.budget; old != nil && old.addr != r.addr {
+		s.move(h, old, r.addr)
+	} else {
+		s.attach(h, r.addr)
+	}
 	for _, t := range waiting {
+		if t.robots != nil { // held for this lookup: it still goes first (R5.1)
+			s.enqueueFront(h.budget, t)
+			continue
+		}
 		s.gate(t)
 	}
+}
+
+// move gives a host whose address changed at a later lookup the budget of
+// its new address (R1.1). Its URLs queued at the old address go with it,
+// so nothing more of it is asked there and a stop finds them all. The
+// fetcher also takes a fresh transport: net/http keeps idle connections by
+// host name and port, not by address, so one to the old address could
+// otherwise carry a request meant for the new one.
+func (s *scheduler) move(h *host, old *budget, a netip.Addr) {
+	s.attach(h, a)
+	var moved, kept []*task
+	for _, t := range old.queue[old.head:] {
+		if t.host == h {
+			moved = append(moved, t)
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	old.queue, old.head = kept, 0
+	if old.pending() == 0 && old.index >= 0 {
+		heap.Remove(&s.due, old.index)
+	}
+	for _, t := range moved {
+		s.enqueue(h.budget, t)
+	}
+	s.f.freshTransport()
 }
 
 // completed judges the response (R3.5), re-arms the budget with its rest

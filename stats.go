@@ -83,7 +83,11 @@ func (s *scheduler) snapshot() Stats {
 		if h.stopped != nil {
 			st.Stopped++
 		}
-		st.Queued += len(h.waiting)
+		for _, t := range h.waiting {
+			if t.robots == nil {
+				st.Queued++
+			}
+		}
 	}
 	for _, o := range s.origins {
 		st.Queued += len(o.waiting)

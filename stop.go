@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,11 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 	}
 	clear(b.queue[b.head+len(kept):])
 	b.queue = b.queue[:b.head+len(kept)]
+	// The budget that answered is busy, not due; but after a move (see
+	// scheduler.move) the host's budget may be waiting in the due heap.
+	if b.pending() == 0 && b.index >= 0 {
+		heap.Remove(&s.due, b.index)
+	}
 }
 
 // park turns away every queued URL of a budget whose server asked for a

@@ -59,9 +59,15 @@ type host struct {
 	// crawlDelay is the host's robots.txt Crawl-delay (R2.3). The robots
 	// cache sets it; until then only the hooks do, in tests.
 	crawlDelay time.Duration
-	failures   int       // failures in a row (R2.5, R3.2); a response resets it
-	retryAt    time.Time // when a lookup that failed for a moment is tried again
-	stopped    error     // why the host is stopped for the run (R3.1, R3.2)
+	failures   int // failures in a row (R2.5, R3.2); a response resets it
+	// lookupFailures are its lookups failing in a row (R5.2, R3.2); a
+	// lookup that answers resets them.
+	lookupFailures int
+	retryAt        time.Time // when a lookup that failed for a moment is tried again
+	// resolvedAt is when its address was last looked up; zero for an IP
+	// literal, which is never looked up.
+	resolvedAt time.Time
+	stopped    error // why the host is stopped for the run (R3.1, R3.2)
 	policy     hostPolicy
 	origins    []*origin // its schemes and ports, each with its robots.txt
 	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
