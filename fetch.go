@@ -16,8 +16,8 @@ import (
 // and reads the body within the caps. It never follows a redirect itself.
 // A page is stored before the request is reported, so a delivered Result
 // is a stored page.
-func (f *Fetcher) fetch(t *task, b *budget, rc *requestContexts) *completion {
-	c := f.request(t, b, rc)
+func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestContexts) *completion {
+	c := f.request(t, b, tr, rc)
 	if c.status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
@@ -26,7 +26,7 @@ func (f *Fetcher) fetch(t *task, b *budget, rc *requestContexts) *completion {
 }
 
 // request makes the request and reads the response.
-func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
+func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestContexts) *completion {
 	c := &completion{task: t, budget: b}
 	ctx := withPin(rc.begin(), b.addr)
 	defer rc.end()
@@ -66,7 +66,7 @@ func (f *Fetcher) request(t *task, b *budget, rc *requestContexts) *completion {
 	}
 
 	c.start = f.clk.Now()
-	resp, err := f.transport.Load().RoundTrip(req)
+	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		err = &url.Error{Op: "Get", URL: t.url(), Err: err} // as http.Client says it
 		c.end = f.clk.Now()

@@ -208,7 +208,7 @@ func (f *Fetcher) work() {
 			f.sched.post(event{resolved: f.resolve(j.resolve)})
 			continue
 		}
-		f.sched.post(event{done: f.fetch(j.fetch, j.budget, rc)})
+		f.sched.post(event{done: f.fetch(j.fetch, j.budget, j.transport, rc)})
 	}
 }
 
@@ -228,13 +228,17 @@ func (f *Fetcher) resolve(h *host) *resolution {
 		return &resolution{host: h, err: fmt.Errorf("%w: %s: %w", ErrUnresolved, h.name, err)}
 	}
 	var refused error
+	var usable []netip.Addr
 	for _, a := range addrs {
 		a = a.Unmap()
 		if err := checkAddress(a, f.set.allowPrivate); err != nil {
 			refused = err
 			continue
 		}
-		return &resolution{host: h, addr: a}
+		usable = append(usable, a)
+	}
+	if len(usable) > 0 {
+		return &resolution{host: h, addr: usable[0], addrs: usable}
 	}
 	if refused != nil {
 		return &resolution{host: h, err: fmt.Errorf("%s resolves to no public address: %w", h.name, refused)}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -267,6 +269,163 @@ func TestSecondLookupInStatsAndClose(t *testing.T) {
 	for _, x := range out {
 		if !errors.Is(x.Err, ErrClosed) {
 			t.Errorf("%s: %v, want ErrClosed", x.URL, x.Err)
+		}
+	}
+}
+
+// R1.1, R11: a name gone at its next lookup also ends the URLs queued at
+// its address: none of them is asked there.
+func TestNameGoneWithURLsQueued(t *testing.T) {
+	r := newRig(t)
+	gate, entered := make(chan struct{}), make(chan string, 1)
+	h := r.site(farm.Site{Name: "gone.test", Pages: map[string]farm.Page{"/p0": {Gate: gate, Entered: entered}}})
+	res := &goneResolver{farm: r.farm.Resolver()}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.add(r.farm.URL(h, "/a"))
+	r.results(1)
+	r.clk.Advance(24*time.Hour - 10*time.Second) // robots.txt still fresh
+	p0, p1, p2, q := r.farm.URL(h, "/p0"), r.farm.URL(h, "/p1"), r.farm.URL(h, "/p2"), r.farm.URL(h, "/q")
+	r.add(p0, p1, p2)
+	<-entered // p0 in flight; p1 and p2 queued behind it
+	r.clk.Advance(10 * time.Second)
+	res.gone.Store(true)
+	r.add(q) // robots.txt is due again: the lookup finds no such host
+	if got := r.results(1); !errors.Is(got[q].Err, ErrUnresolved) {
+		t.Fatalf("first Result %v, want /q with ErrUnresolved", got)
+	}
+	close(gate)
+	got := r.results(3)
+	if got[p0] == nil || got[p0].Err != nil {
+		t.Errorf("/p0, in flight before the lookup: %v", got[p0])
+	}
+	for _, u := range []string{p1, p2} {
+		if got[u] == nil || !errors.Is(got[u].Err, ErrUnresolved) {
+			t.Errorf("%s: %v, want ErrUnresolved", u, got[u])
+		}
+	}
+	for _, v := range r.farm.Audit().VisitsTo(h) {
+		if v.Path == "/p1" || v.Path == "/p2" {
+			t.Errorf("%s asked after its name was gone", v.Path)
+		}
+	}
+}
+
+// orderResolver answers with two addresses, in the order given.
+type orderResolver struct {
+	mu    sync.Mutex
+	addrs []netip.Addr
+}
+
+func (r *orderResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.addrs), nil
+}
+
+// R1.1: a later lookup that lists the host's address in another order, as
+// round-robin DNS does, is no move: the host stays on its budget.
+func TestRoundRobinOrderIsNoMove(t *testing.T) {
+	r := newRig(t)
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	h := r.site(farm.Site{Name: "rr.test"})
+	a, _ := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
+	other, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &orderResolver{addrs: []netip.Addr{a[0], other}}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.add(r.farm.URL(h, "/a"))
+	r.results(1)
+	before := r.f.transport.Load()
+	res.mu.Lock()
+	res.addrs = []netip.Addr{other, a[0]}
+	res.mu.Unlock()
+	r.clk.Advance(25 * time.Hour)
+	r.add(r.farm.URL(h, "/b"))
+	r.results(1)
+	for _, v := range r.farm.Audit().Visits() {
+		if v.Addr != a[0] {
+			t.Errorf("%s asked at %v, not the host's %v", v.Path, v.Addr, a[0])
+		}
+	}
+	if r.f.transport.Load() != before {
+		t.Error("a new transport for a host that did not move")
+	}
+}
+
+// holdingStore holds the worker loading the stored copy of one page,
+// after the request was handed out and before it is sent.
+type holdingStore struct {
+	Store
+	suffix           string
+	entered, release chan struct{}
+}
+
+func (s *holdingStore) LoadPage(u string) (StoredPage, bool, error) {
+	if strings.HasSuffix(u, s.suffix) {
+		s.entered <- struct{}{}
+		<-s.release
+	}
+	return s.Store.LoadPage(u)
+}
+
+// R1.1: a request handed out for the old address before the host moved,
+// and sent after, goes through the transport of its time: its connection
+// to the old address never serves the host's requests for the new one.
+func TestRequestHandedOutBeforeAMove(t *testing.T) {
+	r := newRig(t)
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	h, h2 := r.site(farm.Site{Name: "mover.test"}), r.site(farm.Site{Name: "other.test"})
+	st := &holdingStore{Store: NewMemoryStore(), suffix: "/slow", entered: make(chan struct{}), release: make(chan struct{})}
+	robotsAtB := make(chan struct{}, 8)
+	var addrB atomic.Value
+	r.start(Config{AllowPrivateNetworks: true, Store: st, OnRequest: func(q Request) {
+		if b, ok := addrB.Load().(netip.Addr); ok && q.Addr == b && q.Robots {
+			robotsAtB <- struct{}{}
+		}
+	}}, hooks{})
+	r.add(r.farm.URL(h, "/a"), r.farm.URL(h2, "/x"))
+	r.results(2)
+	var addrA netip.Addr
+	for _, v := range r.farm.Audit().Visits() {
+		if v.Host == h {
+			addrA = v.Addr
+		} else {
+			addrB.Store(v.Addr)
+		}
+	}
+	r.clk.Advance(24*time.Hour - time.Minute)
+	slow := r.farm.URL(h, "/slow")
+	r.add(slow)
+	<-st.entered // handed out at A; not yet sent
+	r.clk.Advance(2 * time.Minute)
+	r.add(r.farm.URL(h2, "/y"))
+	<-robotsAtB // other.test's robots.txt answered at B, which now rests
+	r.farm.MapName(h, addrB.Load().(netip.Addr))
+	old := r.f.transport.Load()
+	r.add(r.farm.URL(h, "/c")) // robots.txt due again: the lookup moves mover.test to B
+	for deadline := time.Now().Add(10 * time.Second); r.f.transport.Load() == old; {
+		if time.Now().After(deadline) {
+			t.Fatal("the host never moved")
+		}
+		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for
+	}
+	close(st.release)
+	r.results(3)
+	var slowEnd time.Time
+	for _, v := range r.farm.Audit().Visits() {
+		if v.Path == "/slow" {
+			slowEnd = v.End
+		}
+	}
+	for _, v := range r.farm.Audit().VisitsTo(h) {
+		if v.Addr == addrA && v.Path != "/slow" && !v.Start.Before(slowEnd) {
+			t.Errorf("%s reached the old address %v after the move", v.Path, addrA)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,9 +34,10 @@ type event struct {
 }
 
 type resolution struct {
-	host *host
-	addr netip.Addr
-	err  error
+	host  *host
+	addr  netip.Addr   // the first address the fetcher may dial
+	addrs []netip.Addr // all of them, addr first
+	err   error
 }
 
 // completion is what a worker reports after one request.
@@ -63,6 +65,10 @@ type job struct {
 	resolve *host
 	fetch   *task
 	budget  *budget
+	// transport is the one the request goes through, chosen when the job
+	// is handed out: a request for an address a host has left never
+	// shares a pool with the requests for its new one (see move).
+	transport *http.Transport
 }
 
 type scheduler struct {
@@ -372,7 +378,7 @@ func (s *scheduler) dispatch(now time.Time) {
 		}
 		b.busy = true
 		s.running++
-		s.jobs <- job{fetch: t, budget: b}
+		s.jobs <- job{fetch: t, budget: b, transport: s.f.transport.Load()}
 	}
 }
 
@@ -392,6 +398,9 @@ func (s *scheduler) resolved(r *resolution) {
 		for _, t := range waiting {
 			s.finish(t, &Result{Err: h.err})
 		}
+		if h.budget != nil { // a later lookup: what waits at the old address ends too
+			s.dropQueued(h, h.err)
+		}
 		return
 	}
 	if h.stopped != nil { // stopped by a response while it was looked up again
@@ -402,10 +411,14 @@ func (s *scheduler) resolved(r *resolution) {
 	}
 	h.lookupFailures = 0
 	h.resolvedAt = s.clk.Now()
-	if old := h.budget; old != nil && old.addr != r.addr {
-		s.move(h, old, r.addr)
-	} else {
+	switch old := h.budget; {
+	case old == nil:
 		s.attach(h, r.addr)
+	case slices.Contains(r.addrs, old.addr):
+		// Still one of its addresses: the host stays where it is, as
+		// round-robin DNS answers in a new order each time.
+	default:
+		s.move(h, old, r.addr)
 	}
 	for _, t := range waiting {
 		if t.robots != nil { // held for this lookup: it still goes first (R5.1)
@@ -424,22 +437,48 @@ func (s *scheduler) resolved(r *resolution) {
 // otherwise carry a request meant for the new one.
 func (s *scheduler) move(h *host, old *budget, a netip.Addr) {
 	s.attach(h, a)
-	var moved, kept []*task
-	for _, t := range old.queue[old.head:] {
+	// The new address is asked no sooner than the old one would have
+	// been: they may well be one server.
+	h.budget.nextAt = later(h.budget.nextAt, old.nextAt)
+	for _, t := range s.takeQueued(old, h) {
+		s.enqueue(h.budget, t)
+	}
+	s.f.freshTransport()
+}
+
+// takeQueued takes a host's tasks out of a budget's queue, in order, and
+// takes the budget out of the due heap if nothing is left.
+func (s *scheduler) takeQueued(b *budget, h *host) []*task {
+	var taken, kept []*task
+	for _, t := range b.queue[b.head:] {
 		if t.host == h {
-			moved = append(moved, t)
+			taken = append(taken, t)
 		} else {
 			kept = append(kept, t)
 		}
 	}
-	old.queue, old.head = kept, 0
-	if old.pending() == 0 && old.index >= 0 {
-		heap.Remove(&s.due, old.index)
+	b.queue, b.head = kept, 0
+	if b.pending() == 0 && b.index >= 0 {
+		heap.Remove(&s.due, b.index)
 	}
-	for _, t := range moved {
-		s.enqueue(h.budget, t)
+	return taken
+}
+
+// dropQueued answers a host's tasks queued at its budget with err.
+func (s *scheduler) dropQueued(h *host, err error) {
+	if h.budget == nil {
+		return
 	}
-	s.f.freshTransport()
+	for _, t := range s.takeQueued(h.budget, h) {
+		s.finish(t, &Result{Err: err})
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // completed judges the response (R3.5), re-arms the budget with its rest

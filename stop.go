@@ -1,7 +1,6 @@
 package polite
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -61,22 +60,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: cause}})
 		}
 	}
-	b := h.budget
-	kept := b.queue[b.head:b.head]
-	for _, t := range b.queue[b.head:] {
-		if t.host == h {
-			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: cause}})
-			continue
-		}
-		kept = append(kept, t)
-	}
-	clear(b.queue[b.head+len(kept):])
-	b.queue = b.queue[:b.head+len(kept)]
-	// The budget that answered is busy, not due; but after a move (see
-	// scheduler.move) the host's budget may be waiting in the due heap.
-	if b.pending() == 0 && b.index >= 0 {
-		heap.Remove(&s.due, b.index)
-	}
+	s.dropQueued(h, &StoppedError{Host: h.name, Cause: cause})
 }
 
 // park turns away every queued URL of a budget whose server asked for a
