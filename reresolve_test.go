@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
@@ -427,5 +428,83 @@ func TestRequestHandedOutBeforeAMove(t *testing.T) {
 		if v.Addr == addrA && v.Path != "/slow" && !v.Start.Before(slowEnd) {
 			t.Errorf("%s reached the old address %v after the move", v.Path, addrA)
 		}
+	}
+}
+
+// R2.4: a host whose address is parked is not moved out of the park by a
+// later lookup: nothing is asked anywhere before the server's time.
+func TestParkedHostDoesNotMove(t *testing.T) {
+	r := newRig(t)
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	h := r.site(farm.Site{Name: "parked.test", Pages: map[string]farm.Page{
+		"/r": {Status: 503, Header: http.Header{"Retry-After": {"172800"}}}}}) // 48 h
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.add(r.farm.URL(h, "/a"))
+	r.results(1)
+	r.add(r.farm.URL(h, "/r"))
+	r.results(1)
+	until := r.clk.Now().Add(48 * time.Hour)
+	newAddr, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.farm.MapName(h, newAddr)
+	r.clk.Advance(25 * time.Hour)
+	c := r.farm.URL(h, "/c")
+	r.add(c)
+	var parked *ParkedError
+	if got := r.results(1)[c]; !errors.As(got.Err, &parked) {
+		t.Errorf("/c: %v, want ParkedError", got.Err)
+	}
+	for _, v := range r.farm.Audit().Visits() {
+		if v.Path != "/a" && v.Path != "/r" && v.Path != farm.RobotsPath || v.Addr == newAddr {
+			if v.Start.Before(until) {
+				t.Errorf("%s asked at %v before the park ends", v.Path, v.Addr)
+			}
+		}
+	}
+}
+
+// R1.3, R2.2: a host that moves right after a slow response at its old
+// address rests before its first request at the new one, as if it had not
+// moved (a 10 s response: the 30 s cap of R2.2): the two addresses may be
+// one server.
+func TestMovedHostKeepsItsRest(t *testing.T) {
+	r := newRig(t)
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	h := r.site(farm.Site{Name: "slowmove.test", Pages: map[string]farm.Page{
+		"/slow": {Latency: 10 * time.Second}}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.add(r.farm.URL(h, "/a"))
+	r.results(1)
+	// Asked while robots.txt is fresh; it ends after the robots period.
+	r.clk.Advance(24*time.Hour - 10*time.Second)
+	r.add(r.farm.URL(h, "/slow"))
+	r.results(1)
+	newAddr, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.farm.MapName(h, newAddr)
+	c := r.farm.URL(h, "/c")
+	r.add(c) // robots.txt is due again: the host is looked up and moves
+	r.results(1)
+	var slow farm.Visit
+	var firstNew time.Time
+	for _, v := range r.farm.Audit().Visits() {
+		switch {
+		case v.Path == "/slow":
+			slow = v
+		case v.Addr == newAddr && firstNew.IsZero():
+			firstNew = v.Start
+		}
+	}
+	want := restAfter(pacing{floor: MinRest, factor: MinDurationFactor}, outcome{duration: slow.End.Sub(slow.Start)}).Wait
+	if gap := firstNew.Sub(slow.End); gap < want || want <= MinRest {
+		t.Errorf("first request at the new address %v after the slow response at the old one, want at least %v", gap, want)
 	}
 }

@@ -209,6 +209,10 @@ func (s *scheduler) applyCrawlDelay(o *origin) {
 // check queues a page that its origin's rules allow, and answers the
 // others with the rule that disallows them.
 func (s *scheduler) check(o *origin, t *task) {
+	if err := o.host.err; err != nil { // its name went while robots.txt was asked
+		s.finish(t, &Result{Err: err})
+		return
+	}
 	agent := s.f.set.ua.Product()
 	if d := o.robots.Decide(agent, t.url()); !d.Allowed {
 		s.finish(t, &Result{Err: &DisallowedError{URL: t.url(), Agent: agent, Decision: d}})

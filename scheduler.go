@@ -398,8 +398,15 @@ func (s *scheduler) resolved(r *resolution) {
 		for _, t := range waiting {
 			s.finish(t, &Result{Err: h.err})
 		}
-		if h.budget != nil { // a later lookup: what waits at the old address ends too
+		if h.budget != nil { // a later lookup: what waits at its address ends too
 			s.dropQueued(h, h.err)
+			for _, o := range h.origins {
+				waiting := o.waiting
+				o.waiting = nil
+				for _, t := range waiting {
+					s.finish(t, &Result{Err: h.err})
+				}
+			}
 		}
 		return
 	}
@@ -417,6 +424,9 @@ func (s *scheduler) resolved(r *resolution) {
 	case slices.Contains(r.addrs, old.addr):
 		// Still one of its addresses: the host stays where it is, as
 		// round-robin DNS answers in a new order each time.
+	case old.parkedUntil.After(s.clk.Now()):
+		// Its server asked for a long wait (R2.4): the host waits it
+		// out where it is, rather than be asked at once elsewhere.
 	default:
 		s.move(h, old, r.addr)
 	}
@@ -439,7 +449,12 @@ func (s *scheduler) move(h *host, old *budget, a netip.Addr) {
 	s.attach(h, a)
 	// The new address is asked no sooner than the old one would have
 	// been: they may well be one server.
-	h.budget.nextAt = later(h.budget.nextAt, old.nextAt)
+	if nb := h.budget; old.nextAt.After(nb.nextAt) {
+		nb.nextAt = old.nextAt
+		if nb.index >= 0 {
+			heap.Fix(&s.due, nb.index)
+		}
+	}
 	for _, t := range s.takeQueued(old, h) {
 		s.enqueue(h.budget, t)
 	}
@@ -472,13 +487,6 @@ func (s *scheduler) dropQueued(h *host, err error) {
 	for _, t := range s.takeQueued(h.budget, h) {
 		s.finish(t, &Result{Err: err})
 	}
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // completed judges the response (R3.5), re-arms the budget with its rest
