@@ -432,7 +432,9 @@ func TestRequestHandedOutBeforeAMove(t *testing.T) {
 }
 
 // R2.4: a host whose address is parked is not moved out of the park by a
-// later lookup: nothing is asked anywhere before the server's time.
+// later lookup: nothing is asked anywhere before the server's time, and no
+// more lookups are made meanwhile. Once the park is over, the next
+// robots.txt looks the host up again and it moves.
 func TestParkedHostDoesNotMove(t *testing.T) {
 	r := newRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
@@ -440,7 +442,13 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 	}
 	h := r.site(farm.Site{Name: "parked.test", Pages: map[string]farm.Page{
 		"/r": {Status: 503, Header: http.Header{"Retry-After": {"172800"}}}}}) // 48 h
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	res := &flakyResolver{farm: r.farm.Resolver(), tries: map[string]int{}}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	lookups := func() int {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		return res.tries[h]
+	}
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
 	r.add(r.farm.URL(h, "/r"))
@@ -452,11 +460,16 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 	}
 	r.farm.MapName(h, newAddr)
 	r.clk.Advance(25 * time.Hour)
-	c := r.farm.URL(h, "/c")
-	r.add(c)
 	var parked *ParkedError
-	if got := r.results(1)[c]; !errors.As(got.Err, &parked) {
-		t.Errorf("/c: %v, want ParkedError", got.Err)
+	for _, p := range []string{"/c", "/d"} {
+		u := r.farm.URL(h, p)
+		r.add(u)
+		if got := r.results(1)[u]; !errors.As(got.Err, &parked) {
+			t.Errorf("%s: %v, want ParkedError", p, got.Err)
+		}
+	}
+	if n := lookups(); n != 2 {
+		t.Errorf("%d lookups by the end of the park, want 2 (the first, and one at 25 h)", n)
 	}
 	for _, v := range r.farm.Audit().Visits() {
 		if v.Path != "/a" && v.Path != "/r" && v.Path != farm.RobotsPath || v.Addr == newAddr {
@@ -464,6 +477,12 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 				t.Errorf("%s asked at %v before the park ends", v.Path, v.Addr)
 			}
 		}
+	}
+	r.clk.Advance(until.Sub(r.clk.Now()) + time.Minute)
+	e := r.farm.URL(h, "/e")
+	r.add(e)
+	if got := r.results(1)[e]; got.Addr != newAddr {
+		t.Errorf("/e after the park: at %v (%v), want the new address %v", got.Addr, got.Err, newAddr)
 	}
 }
 

@@ -263,6 +263,9 @@ func (s *scheduler) robotsSettled(t *task, r *Result, learned bool) {
 		o.fetching = false // stop has answered the held pages
 	case t.host.stopped != nil:
 		s.finish(t, r) // a redirect led to a host that stopped: its reason ends the wait
+	case o.host.err != nil:
+		// Its name went while robots.txt was asked: nothing more is.
+		s.finishRobots(t, &Result{Err: o.host.err})
 	case r.Verdict.Failure() || isNetworkFailure(r.Err):
 		now := s.clk.Now()
 		if o.robots != nil && now.Sub(o.obtained) < RobotsStaleLimit {

@@ -417,17 +417,21 @@ func (s *scheduler) resolved(r *resolution) {
 		return
 	}
 	h.lookupFailures = 0
-	h.resolvedAt = s.clk.Now()
 	switch old := h.budget; {
 	case old == nil:
+		h.resolvedAt = s.clk.Now()
 		s.attach(h, r.addr)
 	case slices.Contains(r.addrs, old.addr):
 		// Still one of its addresses: the host stays where it is, as
 		// round-robin DNS answers in a new order each time.
+		h.resolvedAt = s.clk.Now()
 	case old.parkedUntil.After(s.clk.Now()):
 		// Its server asked for a long wait (R2.4): the host waits it
-		// out where it is, rather than be asked at once elsewhere.
+		// out where it is, rather than be asked at once elsewhere, and is
+		// looked up again once the wait is over.
+		h.resolvedAt = old.parkedUntil.Add(-RobotsMaxAge)
 	default:
+		h.resolvedAt = s.clk.Now()
 		s.move(h, old, r.addr)
 	}
 	for _, t := range waiting {
