@@ -156,10 +156,9 @@ func (s *scheduler) gate(t *task) {
 
 // lookUpAgain holds a robots.txt request whose host was looked up a robots
 // period ago or more, and looks the host up again first: a host's address
-// is resolved once per robots period (R1.1). The request then goes to the
-// budget of the address found, which may be another; what was already
-// queued at the old address goes there, under the lookup it was admitted
-// with. It reports whether it held the request.
+// is resolved once per robots period (R1.1). The request then goes first
+// at the host's budget, a new one if the host moved (scheduler.move). It
+// reports whether it held the request.
 func (s *scheduler) lookUpAgain(h *host, rt *task) bool {
 	if h.resolvedAt.IsZero() || s.clk.Now().Sub(h.resolvedAt) < RobotsMaxAge {
 		return false
