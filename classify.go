@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/politecrawler/polite/internal/htmlpass"
@@ -254,18 +255,19 @@ const (
 	shellTextMax   = 500  // with 200 or 202
 )
 
-// statusEvidences are the evidence strings of the status codes, made once:
-// every response has one.
-var statusEvidences = func() (e [600]string) {
+// statusEvidences are the evidence strings of the status codes, made
+// once, when the first response is judged: every response has one.
+var statusEvidences = sync.OnceValue(func() *[600]string {
+	var e [600]string
 	for code := 100; code < len(e); code++ {
 		e[code] = "status " + strconv.Itoa(code)
 	}
-	return e
-}()
+	return &e
+})
 
 func statusEvidence(status int) string {
-	if status >= 100 && status < len(statusEvidences) {
-		return statusEvidences[status]
+	if status >= 100 && status < 600 {
+		return statusEvidences()[status]
 	}
 	return "status " + strconv.Itoa(status)
 }

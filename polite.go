@@ -238,7 +238,7 @@ func (f *Fetcher) resolve(h *host) *resolution {
 		usable = append(usable, a)
 	}
 	if len(usable) > 0 {
-		return &resolution{host: h, addr: usable[0], addrs: usable}
+		return &resolution{host: h, addrs: usable}
 	}
 	if refused != nil {
 		return &resolution{host: h, err: fmt.Errorf("%s resolves to no public address: %w", h.name, refused)}

@@ -35,8 +35,7 @@ type event struct {
 
 type resolution struct {
 	host  *host
-	addr  netip.Addr   // the first address the fetcher may dial
-	addrs []netip.Addr // all of them, addr first
+	addrs []netip.Addr // the addresses the fetcher may dial; the first keys the budget
 	err   error
 }
 
@@ -399,14 +398,7 @@ func (s *scheduler) resolved(r *resolution) {
 			s.finish(t, &Result{Err: h.err})
 		}
 		if h.budget != nil { // a later lookup: what waits at its address ends too
-			s.dropQueued(h, h.err)
-			for _, o := range h.origins {
-				waiting := o.waiting
-				o.waiting = nil
-				for _, t := range waiting {
-					s.finish(t, &Result{Err: h.err})
-				}
-			}
+			s.dropHost(h, h.err)
 		}
 		return
 	}
@@ -420,7 +412,7 @@ func (s *scheduler) resolved(r *resolution) {
 	switch old := h.budget; {
 	case old == nil:
 		h.resolvedAt = s.clk.Now()
-		s.attach(h, r.addr)
+		s.attach(h, r.addrs[0])
 	case slices.Contains(r.addrs, old.addr):
 		// Still one of its addresses: the host stays where it is, as
 		// round-robin DNS answers in a new order each time.
@@ -432,7 +424,7 @@ func (s *scheduler) resolved(r *resolution) {
 		h.resolvedAt = old.parkedUntil.Add(-RobotsMaxAge)
 	default:
 		h.resolvedAt = s.clk.Now()
-		s.move(h, old, r.addr)
+		s.move(h, old, r.addrs[0])
 	}
 	for _, t := range waiting {
 		if t.robots != nil { // held for this lookup: it still goes first (R5.1)
@@ -483,8 +475,16 @@ func (s *scheduler) takeQueued(b *budget, h *host) []*task {
 	return taken
 }
 
-// dropQueued answers a host's tasks queued at its budget with err.
-func (s *scheduler) dropQueued(h *host, err error) {
+// dropHost answers with err every URL of a host that waits: those held for
+// its origins' robots.txt and those queued at its budget.
+func (s *scheduler) dropHost(h *host, err error) {
+	for _, o := range h.origins {
+		waiting := o.waiting
+		o.waiting = nil
+		for _, t := range waiting {
+			s.finish(t, &Result{Err: err})
+		}
+	}
 	if h.budget == nil {
 		return
 	}

@@ -53,14 +53,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 		attrs = append(attrs, "kind", "failures", "failures", h.failures)
 		s.f.set.logger.Warn("polite: failures in a row; host stopped for the run", attrs...)
 	}
-	for _, o := range h.origins {
-		waiting := o.waiting
-		o.waiting = nil
-		for _, t := range waiting {
-			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: cause}})
-		}
-	}
-	s.dropQueued(h, &StoppedError{Host: h.name, Cause: cause})
+	s.dropHost(h, &StoppedError{Host: h.name, Cause: cause})
 }
 
 // park turns away every queued URL of a budget whose server asked for a
