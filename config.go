@@ -82,7 +82,8 @@ type Config struct {
 	// MaxBodyBytes caps the bytes read of one body. Zero: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
-	// Timeout bounds one request from dial to the last byte of its body.
+	// Timeout bounds one request from dial to the last byte of its body,
+	// the wait for the response headers included.
 	// Zero: DefaultTimeout; above MaxTimeout: MaxTimeout.
 	Timeout time.Duration
 

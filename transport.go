@@ -11,12 +11,19 @@ import (
 	"time"
 )
 
-// Bounds on one connection (R10.2).
+// Bounds on one connection (R10.2). The wait for the response headers has
+// no bound of its own: Config.Timeout bounds the whole request, headers
+// included, with the worker's one timer (see requestContexts), where a
+// header timeout would start a timer of its own on every request.
 const (
 	dialTimeout           = 10 * time.Second
 	tlsHandshakeTimeout   = 10 * time.Second
-	responseHeaderTimeout = 30 * time.Second
 	maxResponseHeaderSize = 64 << 10
+	// writeBufferSize holds a request: a GET with the few headers the
+	// fetcher sends (see requestHeaders). A longer one is written in
+	// parts; the 4 KiB net/http would give each connection is mostly
+	// unused, on every idle connection kept.
+	writeBufferSize = 1 << 10
 )
 
 // pinKey carries, in a request's context, the address its budget is keyed
@@ -61,8 +68,8 @@ func newTransport(allowPrivate bool) *http.Transport {
 		},
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
-		ResponseHeaderTimeout:  responseHeaderTimeout,
 		MaxResponseHeaderBytes: maxResponseHeaderSize,
+		WriteBufferSize:        writeBufferSize,
 		MaxIdleConnsPerHost:    1, // one request in flight per budget needs one connection
 		IdleConnTimeout:        90 * time.Second,
 	}
