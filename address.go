@@ -3,7 +3,19 @@ package polite
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 )
+
+// literalAddr is netip.ParseAddr for a URL's host name, without the error
+// it would make for every name that is not an address: only a name of
+// digits and dots, or one with a colon, can be one.
+func literalAddr(name string) (netip.Addr, bool) {
+	if !strings.Contains(name, ":") && strings.Trim(name, "0123456789.") != "" {
+		return netip.Addr{}, false
+	}
+	a, err := netip.ParseAddr(name)
+	return a, err == nil
+}
 
 // nonPublic lists the ranges a crawler following strangers' links must not
 // dial by default (R10.1), beyond what netip.Addr's predicates cover.

@@ -59,3 +59,19 @@ func TestCheckURL(t *testing.T) {
 		t.Errorf("checkURL = %q, %v", name, err)
 	}
 }
+
+// literalAddr answers as netip.ParseAddr does, for every host name.
+func FuzzLiteralAddr(f *testing.F) {
+	for _, s := range []string{"", "example.com", "b00001.test", "127.0.0.1", "1.2.3", "1.2.3.4.5",
+		"::1", "::ffff:1.2.3.4", "fe80::1%eth0", "%eth0", "1example.com", "0x7f.0.0.1", "01.2.3.4",
+		"1.2.3.4%x", "[::1]", "...", "2001:db8::"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		want, err := netip.ParseAddr(name)
+		got, ok := literalAddr(name)
+		if ok != (err == nil) || got != want {
+			t.Fatalf("literalAddr(%q) = %v, %v; netip.ParseAddr: %v, %v", name, got, ok, want, err)
+		}
+	})
+}

@@ -115,7 +115,10 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	case t.robots != nil:
 		f.keepRobots(t, c)
 	case c.status == http.StatusNotModified && haveCopy:
-		c.stored = &stored // the copy stays as it is (R6.2)
+		// The copy stays as it is (R6.2). It is copied to the heap
+		// here, so that stored stays on the stack for every other page.
+		kept := stored
+		c.stored = &kept
 		f.readPage(t, c, req.URL, stored.Header, stored.Body)
 	case c.status >= 200 && c.status <= 299:
 		f.readPage(t, c, req.URL, c.header, c.body)

@@ -275,7 +275,7 @@ func checkURL(raw string, allowPrivate bool) (string, error) {
 		}
 	}
 	name := strings.ToLower(u.Hostname())
-	if a, err := netip.ParseAddr(name); err == nil {
+	if a, ok := literalAddr(name); ok {
 		if err := checkAddress(a, allowPrivate); err != nil {
 			return "", fmt.Errorf("%s: %w", raw, err)
 		}

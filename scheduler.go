@@ -252,9 +252,9 @@ func (s *scheduler) admit(t *task, name string) {
 		h = &host{name: name, policy: s.f.set.policyFor(name), floorFactor: 1}
 		s.hosts[name] = h
 		s.remember(h)
-		switch a, err := netip.ParseAddr(name); {
+		switch a, literal := literalAddr(name); {
 		case h.stopped != nil: // cooling off: not even looked up
-		case err == nil:
+		case literal:
 			s.attach(h, a.Unmap())
 		default:
 			h.resolving = true

@@ -263,9 +263,11 @@ func readSignals(rules *Robots, agent, pageURL string, header http.Header, page 
 	if v, ok := page.Meta["robots"]; ok {
 		s.robotsDirectives("meta robots", v, token, false)
 	}
-	if own := strings.ToLower(token); own != "" && own != "robots" {
-		if v, ok := page.Meta[own]; ok {
-			s.robotsDirectives("meta "+own, v, token, false)
+	if len(page.Meta) > 0 { // the lower-case name is made only to be looked for
+		if own := strings.ToLower(token); own != "" && own != "robots" {
+			if v, ok := page.Meta[own]; ok {
+				s.robotsDirectives("meta "+own, v, token, false)
+			}
 		}
 	}
 	if v, ok := page.Meta["content-signal"]; ok {

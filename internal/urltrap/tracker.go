@@ -140,10 +140,8 @@ func (t *Tracker) host(host string) *hostMemory {
 	}
 	h := t.hosts[host]
 	if h == nil {
-		h = &hostMemory{
-			bodies:  make(map[contentKey][]uint64),
-			dropped: make(map[uint64]string),
-		}
+		// dropped is made by the first drop: most hosts have none.
+		h = &hostMemory{bodies: make(map[contentKey][]uint64)}
 		t.hosts[host] = h
 	}
 	return h
@@ -166,6 +164,9 @@ func (h *hostMemory) remember(k contentKey) {
 
 // drop records a dropped pattern, forgetting the oldest when full.
 func (h *hostMemory) drop(ph uint64, pattern string) {
+	if h.dropped == nil {
+		h.dropped = make(map[uint64]string)
+	}
 	if _, ok := h.dropped[ph]; ok {
 		h.dropped[ph] = pattern
 		return
