@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"syscall"
@@ -34,7 +35,12 @@ import (
 // are the medians over the iterations, and the medians of each
 // iteration's ratios.
 //
+// Each side's goroutines carry the profiler label side=bare, paced or
+// polite, so that a CPU profile splits by side:
+//
 //	go test -run '^$' -bench RequestCost -benchtime 15x .
+//	go test -run '^$' -bench RequestCost -benchtime 15x -cpuprofile cpu.out .
+//	go tool pprof -tagfocus side=polite -top polite.test cpu.out
 func BenchmarkRequestCost(b *testing.B) {
 	const hosts = 1000
 	fp, res, robots, pages := costFarm(b, hosts)
@@ -49,7 +55,10 @@ func BenchmarkRequestCost(b *testing.B) {
 			func() { cp = politeCost(b, res, pages) },
 		}
 		for k := range runs {
-			runs[(i+k)%len(runs)]()
+			side := [...]string{"bare", "paced", "polite"}[(i+k)%len(runs)]
+			pprof.Do(context.Background(), pprof.Labels("side", side), func(context.Context) {
+				runs[(i+k)%len(runs)]()
+			})
 		}
 		bare, paced, polite = append(bare, cb), append(paced, cpaced), append(polite, cp)
 		ratios = append(ratios, cp.cpu/cb.cpu)
@@ -129,13 +138,19 @@ func inParallel(n int, each func(i int)) {
 // pacedCost makes the bare loop's requests at the fetcher's pace: every
 // robots.txt at once, then each page 3 s after its host's robots.txt
 // ended.
+// The pages are sent from timer goroutines, which do not inherit the
+// caller's profiler labels: each sets side=paced itself.
 func pacedCost(b *testing.B, res *farm.Resolver, robots, pages []string) cost {
 	client := bareClient(res)
 	defer client.CloseIdleConnections()
+	labelled := pprof.WithLabels(context.Background(), pprof.Labels("side", "paced"))
 	return measureCost(len(robots)+len(pages), func() {
 		ends := make([]time.Time, len(robots))
 		inParallel(len(robots), func(i int) { bareGet(b, client, robots[i]); ends[i] = time.Now() })
-		sendPaced(func(i int) { bareGet(b, client, pages[i]) }, ends)
+		sendPaced(func(i int) {
+			pprof.SetGoroutineLabels(labelled)
+			bareGet(b, client, pages[i])
+		}, ends)
 	})
 }
 
