@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,10 +81,11 @@ func TestHostResolvedOncePerRobotsPeriod(t *testing.T) {
 type goneResolver struct {
 	farm *farm.Resolver
 	gone atomic.Bool
+	only string // when set, the one name that goes; others stay
 }
 
 func (r *goneResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	if r.gone.Load() {
+	if r.gone.Load() && (r.only == "" || host == r.only) {
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
 	return r.farm.LookupNetIP(ctx, network, host)
@@ -525,5 +527,80 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 	want := restAfter(pacing{floor: MinRest, factor: MinDurationFactor}, outcome{duration: slow.End.Sub(slow.Start)}).Wait
 	if gap := firstNew.Sub(slow.End); gap < want || want <= MinRest {
 		t.Errorf("first request at the new address %v after the slow response at the old one, want at least %v", gap, want)
+	}
+}
+
+// R1.1, R5.2: a robots.txt in flight when its host's name goes is not
+// asked again when it fails. The host has two origins on one address
+// (two ports); the second one's robots.txt is held at the server while
+// the first one's refresh finds the name gone. Another host on the same
+// address then checks the budget's queue: its page comes after anything
+// queued there first, so a robots.txt asked again would reach the server
+// before that page's Result.
+func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "fading.test"})
+	addrs, err := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := r.site(farm.Site{Name: "other.test", Addr: addrs[0]})
+
+	// The second origin: the same address, another port, a robots.txt
+	// that answers 503 once the test lets it.
+	var asked atomic.Int32
+	arrived, release := make(chan struct{}, 8), make(chan struct{})
+	ln, err := net.Listen("tcp", netip.AddrPortFrom(addrs[0], 0).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		asked.Add(1)
+		arrived <- struct{}{}
+		<-release
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})}
+	go srv.Serve(ln)
+	var once sync.Once
+	letGo := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(func() { letGo(); srv.Close() })
+	second := "http://" + net.JoinHostPort(h, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+
+	res := &goneResolver{farm: r.farm.Resolver(), only: h}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	a, b, c := r.farm.URL(h, "/a"), second+"/b", r.farm.URL(h, "/c")
+	r.add(a)
+	if got := r.results(1)[a]; got.Err != nil {
+		t.Fatalf("before: %v", got.Err)
+	}
+	// Within the robots period: the second origin's robots.txt goes out
+	// with no lookup, and is held.
+	r.clk.Advance(23 * time.Hour)
+	r.add(b)
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second): // a guard against a hang, not a rule
+		t.Fatal("the second origin's robots.txt never arrived")
+	}
+	// After it: the first origin's refresh looks the host up, and the
+	// name is gone.
+	res.gone.Store(true)
+	r.clk.Advance(2 * time.Hour)
+	r.add(c)
+	got := r.results(2)
+	for _, u := range []string{b, c} {
+		if !errors.Is(got[u].Err, ErrUnresolved) {
+			t.Errorf("%s: %v, want ErrUnresolved", u, got[u].Err)
+		}
+	}
+	letGo() // the held robots.txt fails: 503
+
+	x := r.farm.URL(other, "/x")
+	r.add(x)
+	if got := r.results(1)[x]; got.Err != nil {
+		t.Errorf("%s, on the same address: %v", x, got.Err)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the second origin's robots.txt was asked %d times, want once", n)
 	}
 }
