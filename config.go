@@ -82,8 +82,9 @@ type Config struct {
 	// MaxBodyBytes caps the bytes read of one body. Zero: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
-	// Timeout bounds one request from dial to the last byte of its body,
-	// the wait for the response headers included.
+	// Timeout bounds one request from dial to the last byte of its body.
+	// It is also the only bound on the wait for the response headers: a
+	// server that never answers holds a worker for Timeout.
 	// Zero: DefaultTimeout; above MaxTimeout: MaxTimeout.
 	Timeout time.Duration
 

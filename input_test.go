@@ -107,6 +107,28 @@ func TestBodyThatNeverEnds(t *testing.T) {
 	}
 }
 
+// R10.2: a server that never sends its response headers cannot hold a
+// worker past the request timeout either: no header timeout of its own
+// bounds that wait, Config.Timeout does. (Real time, as above.)
+func TestHeadersThatNeverCome(t *testing.T) {
+	r := newRig(t)
+	never := make(chan struct{}) // the status line waits for it
+	t.Cleanup(func() { close(never) })
+	h := r.site(farm.Site{Name: "mute.test", Pages: map[string]farm.Page{"/silent": {Gate: never}}})
+	r.start(Config{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond}, hooks{})
+	u := r.farm.URL(h, "/silent")
+	r.add(u, r.farm.URL(h, "/after"))
+	res := r.results(2)
+	var ue *url.Error
+	if err := res[u].Err; !errors.Is(err, context.DeadlineExceeded) || res[u].Status != 0 ||
+		!errors.As(err, &ue) || !ue.Timeout() || ue.URL != u {
+		t.Errorf("no headers: status %d, %v; want a timeout naming the URL", res[u].Status, err)
+	}
+	if after := res[r.farm.URL(h, "/after")]; after.Err != nil {
+		t.Errorf("the host's next URL: %v", after.Err)
+	}
+}
+
 // flakyResolver fails the first n lookups of every name for a moment (a
 // DNS timeout), then answers as the farm's resolver does.
 type flakyResolver struct {

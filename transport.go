@@ -19,10 +19,10 @@ const (
 	dialTimeout           = 10 * time.Second
 	tlsHandshakeTimeout   = 10 * time.Second
 	maxResponseHeaderSize = 64 << 10
-	// writeBufferSize holds a request: a GET with the few headers the
-	// fetcher sends (see requestHeaders). A longer one is written in
-	// parts; the 4 KiB net/http would give each connection is mostly
-	// unused, on every idle connection kept.
+	// writeBufferSize holds most requests: a GET with the few headers
+	// the fetcher sends (see requestHeaders). A longer one (a long URL,
+	// long validators) is written in parts. The 4 KiB net/http would give
+	// each connection is mostly unused, on every idle connection kept.
 	writeBufferSize = 1 << 10
 )
 
