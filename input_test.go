@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -205,5 +206,24 @@ func TestAbsurdContentLength(t *testing.T) {
 	r.add(u)
 	if res := r.results(1); res[u].Err == nil {
 		t.Errorf("a body cut %d bytes into a claimed 2^63-1: no error, %d bytes", 5, len(res[u].Body))
+	}
+}
+
+// R9, R10.2: the longest URL the fetcher requests (1,024 bytes: a longer
+// one is dropped as a trap) goes out whole, though its request is longer
+// than the connection's write buffer.
+func TestLongestURLIsSentWhole(t *testing.T) {
+	r := newRig(t)
+	h := r.site(farm.Site{Name: "long.test"})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	base := r.farm.URL(h, "/")
+	u := base + strings.Repeat("a", 1024-len(base))
+	r.add(u)
+	if res := r.results(1)[u]; res.Err != nil || res.Status != http.StatusOK {
+		t.Fatalf("%d-byte URL: status %d, %v", len(u), res.Status, res.Err)
+	}
+	vs := r.farm.Audit().VisitsTo(h)
+	if len(vs) != 2 || vs[1].Path != u[len(base)-1:] {
+		t.Errorf("the farm saw %d visits; want robots.txt and the %d-byte path", len(vs), len(u)-len(base)+1)
 	}
 }
