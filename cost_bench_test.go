@@ -260,7 +260,7 @@ func cpuTime() time.Duration {
 // or each 3 s after its host's robots.txt ended, as the fetcher sends them
 // (paced). All figures are CPU µs, medians over the iterations.
 //
-//	go test -run '^$' -bench RequestPhases -benchtime 15x .
+//	go test -run '^$' -bench RequestPhases -benchtime 12x .
 func BenchmarkRequestPhases(b *testing.B) {
 	const hosts = 1000
 	fp, res, robots, pages := costFarm(b, hosts)

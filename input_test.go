@@ -219,4 +219,14 @@ func TestLongestURLIsSentWhole(t *testing.T) {
 	if len(vs) != 2 || vs[1].Path != u[len(base)-1:] {
 		t.Errorf("the farm saw %d visits; want robots.txt and the %d-byte path", len(vs), len(u)-len(base)+1)
 	}
+	// One byte more and it is not asked at all.
+	longer := u + "a"
+	r.add(longer)
+	var te *TrapError
+	if err := r.results(1)[longer].Err; !errors.As(err, &te) || te.Kind != "too-long" {
+		t.Errorf("%d-byte URL: %v, want a too-long trap", len(longer), err)
+	}
+	if n := len(r.farm.Audit().VisitsTo(h)); n != 2 {
+		t.Errorf("%d visits after the longer URL, want 2", n)
+	}
 }

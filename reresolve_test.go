@@ -556,7 +556,10 @@ func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		asked.Add(1)
-		arrived <- struct{}{}
+		select { // a request too many must fail the test, not hang it
+		case arrived <- struct{}{}:
+		default:
+		}
 		<-release
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})}
