@@ -117,8 +117,8 @@ type Config struct {
 	Types []string
 
 	// OnRequest, when set, is called with every request as it ends, in
-	// order, from the fetcher's scheduling goroutine: it must return
-	// quickly and must not call the Fetcher.
+	// order and one call at a time, with the fetcher's scheduling lock
+	// held: it must return quickly and must not call the Fetcher.
 	OnRequest func(Request)
 }
 

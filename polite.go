@@ -6,9 +6,10 @@
 // change.
 //
 // A Fetcher is a queue in and a queue out. Add URLs from any goroutine; pull
-// one Result per accepted URL with Next; Close when done. Inside, a single
-// dispatcher picks, among the server addresses whose rest is over, the one
-// due earliest, and hands one request to a bounded pool of workers.
+// one Result per accepted URL with Next; Close when done. Inside, a bounded
+// pool of workers takes, among the server addresses whose rest is over,
+// the one due earliest, one request at a time; a dispatcher wakes them when
+// a rest ends.
 //
 // Around that core: a Store (OpenStore, NewMemoryStore) makes requests
 // conditional and remembers refusals across runs; Result.Signals and
@@ -190,25 +191,28 @@ func (f *Fetcher) Close() error {
 
 // freshTransport replaces the transport by one with no connections, and
 // closes the idle connections of the old one. Requests in flight on it
-// end there. Only the dispatcher calls it.
+// end there. It is called with the scheduler's lock held.
 func (f *Fetcher) freshTransport() {
 	old := f.transport.Swap(newTransport(f.set.allowPrivate))
 	old.CloseIdleConnections()
 	f.retired = append(f.retired, old)
 }
 
-// work is one worker: it runs lookups and requests the dispatcher hands
-// out, and reports each back.
+// work is one worker: it runs the lookups and requests the dispatcher
+// hands out, reports each, and goes on with the next job due, if any,
+// without going back to the dispatcher.
 func (f *Fetcher) work() {
 	defer f.workers.Done()
 	rc := newRequestContexts(f.ctx, f.set.timeout)
 	defer rc.close()
 	for j := range f.sched.jobs {
-		if j.resolve != nil {
-			f.sched.post(event{resolved: f.resolve(j.resolve)})
-			continue
+		for more := true; more; {
+			if j.resolve != nil {
+				j, more = f.sched.report(f.resolve(j.resolve), nil)
+			} else {
+				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, rc))
+			}
 		}
-		f.sched.post(event{done: f.fetch(j.fetch, j.budget, j.transport, rc)})
 	}
 }
 

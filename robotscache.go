@@ -14,8 +14,9 @@ import (
 
 // The robots cache keeps R5: before the first page of an origin its
 // robots.txt is fetched, through the same budget and rest as any request,
-// and every page is checked against it. The cache lives in the dispatcher;
-// only the published copies (for Fetcher.Robots) are shared.
+// and every page is checked against it. The cache is scheduling state,
+// under the scheduler's lock; only the published copies (for
+// Fetcher.Robots) are shared.
 
 // Robots cache timings (R5.3).
 const (

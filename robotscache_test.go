@@ -295,7 +295,7 @@ func TestOnRequestSeesEveryRequest(t *testing.T) {
 	r.start(Config{AllowPrivateNetworks: true, OnRequest: func(q Request) { seen = append(seen, q) }}, hooks{})
 	r.add(r.farm.URL(h, "/r"), r.farm.URL(h, "/p1"))
 	r.results(2)
-	r.f.Close() // OnRequest runs on the dispatcher: read seen after it is gone
+	r.f.Close() // OnRequest runs under the scheduler's lock: read seen once the workers are gone
 	var got []string
 	for _, q := range seen {
 		got = append(got, fmt.Sprintf("%s robots=%v first=%v gap=%v rest=%v", q.URL[len(r.farm.URL(h, "")):], q.Robots, q.First, q.Gap, q.Rest))

@@ -18,17 +18,18 @@ import (
 // parallel, each resting after a response as R2 says. A budget is a server
 // address: every host that resolves to it shares it (R1.1).
 //
-// One goroutine, the dispatcher, owns all scheduling state; Add and the
-// workers talk to it through an inbox, so nothing here needs a lock. It
-// sleeps on one timer until the earliest budget is due, or until the inbox
-// has news: no goroutine per host or URL, and no polling.
+// All scheduling state is guarded by one lock, mu. The dispatcher goroutine
+// takes Add's URLs from an inbox, sleeps on one timer until the earliest
+// budget is due, and hands work to a bounded pool of workers. A worker that
+// ends a job reports it itself, under mu, and takes the next job that is
+// due at once, if there is one: a busy run's requests follow one another
+// on the workers without a hand-off through the dispatcher. No goroutine
+// per host or URL, and no polling.
 
 // event is a message to the dispatcher; exactly one field is set.
 type event struct {
 	add      *task        // accepted by Add
 	hostName string       // the host of add, lower-case
-	resolved *resolution  // a worker finished a lookup
-	done     *completion  // a worker finished a request
 	close    bool         // Close was called
 	query    chan<- Stats // Stats was called
 }
@@ -71,6 +72,8 @@ type job struct {
 }
 
 type scheduler struct {
+	// mu guards the scheduling state: every field up to inboxMu.
+	mu      sync.Mutex
 	f       *Fetcher
 	clk     clock.Clock
 	hooks   hooks
@@ -85,16 +88,19 @@ type scheduler struct {
 	running   int // jobs handed to workers and not yet reported
 	jobs      chan job
 	closing   bool
-
-	mu     sync.Mutex // guards inbox and closed
-	inbox  []event
-	spare  []event
-	closed bool
-	wake   chan struct{}
-
+	// wakeAt is when the dispatcher's timer fires; zero when it is not
+	// set. A worker that leaves a budget due sooner wakes the dispatcher.
+	wakeAt time.Time
 	counts runStats
-	final  Stats // the snapshot at the dispatcher's end, for Stats after Close
 	traps  *urltrap.Tracker
+
+	inboxMu sync.Mutex // guards inbox, spare and closed
+	inbox   []event
+	spare   []event
+	closed  bool
+	wake    chan struct{}
+
+	final Stats // the snapshot at the dispatcher's end, for Stats after Close
 }
 
 func newScheduler(f *Fetcher, hk hooks) *scheduler {
@@ -114,50 +120,52 @@ func newScheduler(f *Fetcher, hk hooks) *scheduler {
 // post hands an event to the dispatcher. Adds are refused once Close has
 // been posted; reports from workers never are.
 func (s *scheduler) post(ev event) bool {
-	s.mu.Lock()
+	s.inboxMu.Lock()
 	if s.closed && (ev.add != nil || ev.close) {
-		s.mu.Unlock()
+		s.inboxMu.Unlock()
 		return false
 	}
 	if ev.close {
 		s.closed = true
 	}
 	s.inbox = append(s.inbox, ev)
-	s.mu.Unlock()
+	s.inboxMu.Unlock()
+	s.poke()
+	return true
+}
+
+// poke wakes the dispatcher, or leaves it a note if it is awake.
+func (s *scheduler) poke() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // postQuery asks the dispatcher for a snapshot; false once it has ended.
 func (s *scheduler) postQuery(reply chan<- Stats) bool {
-	s.mu.Lock()
+	s.inboxMu.Lock()
 	if s.closed {
-		s.mu.Unlock()
+		s.inboxMu.Unlock()
 		return false
 	}
 	s.inbox = append(s.inbox, event{query: reply})
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.inboxMu.Unlock()
+	s.poke()
 	return true
 }
 
 func (s *scheduler) take() []event {
-	s.mu.Lock()
+	s.inboxMu.Lock()
 	evs := s.inbox
 	s.inbox = s.spare[:0]
-	s.mu.Unlock()
+	s.inboxMu.Unlock()
 	return evs
 }
 
 func (s *scheduler) inboxEmpty() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.inboxMu.Lock()
+	defer s.inboxMu.Unlock()
 	return len(s.inbox) == 0
 }
 
@@ -168,31 +176,34 @@ func (s *scheduler) run() {
 	timer.Stop()
 	for {
 		evs := s.take()
+		s.mu.Lock()
 		for i := range evs {
 			s.handle(evs[i])
 			evs[i] = event{}
 		}
-		s.mu.Lock()
-		s.spare = evs[:0]
-		if cap(evs) > 4096 {
-			s.spare = nil // a burst of Adds: let its buffer go
-		}
-		s.mu.Unlock()
-
+		s.recycle(evs)
 		if s.closing && s.running == 0 {
 			s.final = s.snapshot()
 			close(s.jobs)
+			s.mu.Unlock()
 			return
 		}
 		now := s.clk.Now()
 		s.dueLookups(now)
 		s.dispatch(now)
+		next, ok := s.nextWake()
+		s.wakeAt = time.Time{}
+		if ok {
+			s.wakeAt = next
+		}
+		idle := s.running == 0
+		s.mu.Unlock()
 
 		var tick <-chan time.Time
-		if next, ok := s.nextWake(); ok {
+		if ok {
 			timer.Reset(next.Sub(now))
 			tick = timer.C()
-			if s.hooks.onIdle != nil && s.running == 0 && s.inboxEmpty() {
+			if s.hooks.onIdle != nil && idle && s.inboxEmpty() {
 				s.hooks.onIdle(next)
 			}
 		}
@@ -202,6 +213,16 @@ func (s *scheduler) run() {
 		}
 		timer.Stop()
 	}
+}
+
+// recycle keeps the inbox's emptied buffer for the next batch.
+func (s *scheduler) recycle(evs []event) {
+	s.inboxMu.Lock()
+	s.spare = evs[:0]
+	if cap(evs) > 4096 {
+		s.spare = nil // a burst of Adds: let its buffer go
+	}
+	s.inboxMu.Unlock()
 }
 
 // nextWake is when the dispatcher must look again without news: the
@@ -219,6 +240,36 @@ func (s *scheduler) nextWake() (time.Time, bool) {
 	return next, ok
 }
 
+// report takes what a worker's job came to, a lookup's resolution or a
+// request's completion, and returns the worker's next job when one is due
+// now. Otherwise it wakes the dispatcher if the dispatcher must look
+// again: work is left that it does not know the time of, the run may be
+// idle (for the hooks), or Close waits for the last job.
+func (s *scheduler) report(r *resolution, c *completion) (job, bool) {
+	s.mu.Lock()
+	s.running--
+	if r != nil {
+		s.resolved(r)
+	} else {
+		s.completed(c)
+	}
+	now := s.clk.Now()
+	j, ok := s.next(now)
+	if ok {
+		s.running++
+	}
+	wake := s.closing || s.hooks.onIdle != nil && s.running == 0 ||
+		len(s.lookups) > 0 && s.running < s.f.set.maxInFlight
+	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt)) {
+		wake = true
+	}
+	s.mu.Unlock()
+	if wake {
+		s.poke()
+	}
+	return j, ok
+}
+
 func (s *scheduler) handle(ev event) {
 	switch {
 	case ev.add != nil:
@@ -227,12 +278,6 @@ func (s *scheduler) handle(ev event) {
 			return
 		}
 		s.admit(ev.add, ev.hostName)
-	case ev.resolved != nil:
-		s.running--
-		s.resolved(ev.resolved)
-	case ev.done != nil:
-		s.running--
-		s.completed(ev.done)
 	case ev.query != nil:
 		ev.query <- s.snapshot()
 	case ev.close:
@@ -342,18 +387,29 @@ func (s *scheduler) arm(b *budget) {
 	}
 }
 
-// dispatch hands out work while workers are free: lookups first (they
-// unblock budgets), then every budget whose rest is over, earliest first.
+// dispatch hands out work while workers are free, in the order next
+// takes it.
 func (s *scheduler) dispatch(now time.Time) {
-	max := s.f.set.maxInFlight
-	for s.running < max && len(s.lookups) > 0 {
+	for s.running < s.f.set.maxInFlight {
+		j, ok := s.next(now)
+		if !ok {
+			return
+		}
+		s.running++
+		s.jobs <- j // never blocks: the channel holds maxInFlight jobs
+	}
+}
+
+// next takes the next job due at now: a lookup first (it unblocks
+// budgets), then the budget whose rest ended earliest.
+func (s *scheduler) next(now time.Time) (job, bool) {
+	if len(s.lookups) > 0 {
 		h := s.lookups[0]
 		s.lookups[0] = nil
 		s.lookups = s.lookups[1:]
-		s.running++
-		s.jobs <- job{resolve: h}
+		return job{resolve: h}, true
 	}
-	for s.running < max && len(s.due) > 0 && !s.due[0].nextAt.After(now) && !s.hooks.holdFetches {
+	for len(s.due) > 0 && !s.due[0].nextAt.After(now) && !s.hooks.holdFetches {
 		b := heap.Pop(&s.due).(*budget)
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).
@@ -376,9 +432,9 @@ func (s *scheduler) dispatch(now time.Time) {
 			}
 		}
 		b.busy = true
-		s.running++
-		s.jobs <- job{fetch: t, budget: b, transport: s.f.transport.Load()}
+		return job{fetch: t, budget: b, transport: s.f.transport.Load()}, true
 	}
+	return job{}, false
 }
 
 func (s *scheduler) resolved(r *resolution) {

@@ -26,7 +26,7 @@ type Stats struct {
 	Traps map[string]int
 }
 
-// runStats are the counters the dispatcher keeps as it goes.
+// runStats are the counters the scheduler keeps as it goes.
 type runStats struct {
 	requests int
 	bytes    int64
@@ -52,7 +52,7 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 	return f.sched.final, nil
 }
 
-// snapshot counts the scheduler's state; it runs on the dispatcher.
+// snapshot counts the scheduler's state; it runs with the lock held.
 func (s *scheduler) snapshot() Stats {
 	st := Stats{
 		Hosts:    len(s.hosts),
