@@ -35,14 +35,14 @@ func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInpu
 // says which signal refused it and where (R7.2); a training opt-out alone
 // does not hold the text back (R7.3). A result without a page returns its
 // Err. A page cut at the body cap (ErrBodyTooLarge) gives the text of what
-// was read.
+// was read. Like Links, it reads the page when first called.
 func (r *Result) TextForAI() (string, error) {
 	if r.Err != nil && !errors.Is(r.Err, ErrBodyTooLarge) {
 		return "", r.Err
 	}
 	var page htmlpass.Page
-	if r.page != nil {
-		page = *r.page
+	if p := r.page.get(); p != nil {
+		page = *p
 	}
 	return aiText(r.Body, r.Signals, page)
 }

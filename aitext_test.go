@@ -74,11 +74,12 @@ func TestAITextRefused(t *testing.T) {
 	}
 }
 
-// TextForAI and Links on a Result, as the fetcher fills it.
+// TextForAI and Links on a Result, as the fetcher fills it: the page is
+// read when first asked for.
 func TestAITextResult(t *testing.T) {
 	body := `<meta name="robots" content="nofollow"><p>Text</p><a href="/a">a</a>`
-	page := parsePage(t, body, "https://example.com/x")
-	r := &Result{URL: "https://example.com/x", Status: 200, Body: []byte(body), page: page,
+	u, _ := url.Parse("https://example.com/x")
+	r := &Result{URL: "https://example.com/x", Status: 200, Body: []byte(body), page: newLazyPage([]byte(body), u),
 		Signals: signalsFor(t, "", nil, body, "https://example.com/x")}
 	if got, err := r.TextForAI(); err != nil || got != "Text\na" {
 		t.Errorf("TextForAI() = %q, %v", got, err)
@@ -117,6 +118,7 @@ func FuzzHTMLPass(f *testing.F) {
 	}
 	f.Add([]byte("<svg><style><p>x</style></svg><template><template></template>y</template>z"), "")
 	f.Add([]byte("<pre>\n a\n\n  b</pre><xmp><p></xmp><plaintext><a href=x>"), "http://h/")
+	f.Add([]byte(`<META NAME=Robots CONTENT=noai><script>"<meta name=robots content=none>"</script><!-- <meta name=x> --><meta`), "")
 	f.Fuzz(func(t *testing.T, body []byte, pageURL string) {
 		u, err := url.Parse(pageURL)
 		if err != nil {
@@ -142,6 +144,9 @@ func FuzzHTMLPass(f *testing.F) {
 		}
 		if p.Refresh != "" && !strings.HasPrefix(p.Refresh, "http") {
 			t.Errorf("refresh %q", p.Refresh)
+		}
+		if !htmlpass.MayHaveMeta(body) && (len(p.Meta) != 0 || p.Refresh != "") {
+			t.Errorf("MayHaveMeta false, the pass found %v %q", p.Meta, p.Refresh)
 		}
 		s := readSignals(nil, testAgent, pageURL, nil, p)
 		text, err := aiText(body, s, p)

@@ -132,14 +132,18 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	return c
 }
 
-// readPage makes the one bounded pass over an HTML page at u (text, links,
-// meta) and reads the content signals that apply to it (R7), here in the
-// worker rather than on the scheduling goroutine.
+// readPage reads the content signals that apply to a page at u (R7): its
+// robots.txt rules, its headers and, for HTML, its meta tags, here in the
+// worker. A page with a meta tag gets its HTML pass now, and keeps it for
+// Links and TextForAI; a page without one is read only if a caller asks
+// (lazyPage).
 func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Header, body []byte) {
 	var page htmlpass.Page
 	if mt, _ := f.set.types.allows(typeOf(header, body)); mt == "text/html" || mt == "application/xhtml+xml" {
-		page = htmlpass.Parse(body, u)
-		c.page = &page
+		c.page = newLazyPage(body, u)
+		if htmlpass.MayHaveMeta(body) {
+			page = *c.page.get()
+		}
 	}
 	c.signals = readSignals(t.rules, f.set.ua.Product(), t.url(), header, page)
 }

@@ -18,8 +18,12 @@ type Link struct {
 // 10,000): <a> and <area> href, and <link rel="alternate|next|prev">. It
 // is nil for a result without an HTML page. A polite caller does not
 // follow those marked NoFollow.
+//
+// The links are read from the body the first time Links or TextForAI is
+// called, from Body as it arrived: a caller that changes Body's bytes
+// before then changes what they read.
 func (r *Result) Links() []Link {
-	return pageLinks(r.page, r.Signals)
+	return pageLinks(r.page.get(), r.Signals)
 }
 
 // pageLinks is Links on its parts: the page's links, all NoFollow when the

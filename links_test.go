@@ -1,8 +1,10 @@
 package polite
 
 import (
+	"net/url"
 	"os"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/politecrawler/polite/internal/htmlpass"
@@ -72,4 +74,25 @@ func TestLinksNoFollow(t *testing.T) {
 	if pageLinks(nil, Signals{}) != nil || pageLinks(&htmlpass.Page{}, Signals{}) != nil {
 		t.Error("links of no page")
 	}
+}
+
+// A page's pass is made once, when first asked for, even when Links and
+// TextForAI are called at once from several goroutines (run with -race).
+func TestLinksReadOnceAcrossGoroutines(t *testing.T) {
+	body := []byte(`<p>Text</p><a href="/a">a</a><a href="/b" rel=nofollow>b</a>`)
+	u, _ := url.Parse("https://example.com/x")
+	r := &Result{Status: 200, Body: body, page: newLazyPage(body, u)}
+	want := []Link{{URL: "https://example.com/a"}, {URL: "https://example.com/b", NoFollow: true}}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if got := r.Links(); !reflect.DeepEqual(got, want) {
+				t.Errorf("Links() = %v, want %v", got, want)
+			}
+			if got, err := r.TextForAI(); err != nil || got != "Text\nab" {
+				t.Errorf("TextForAI() = %q, %v", got, err)
+			}
+		})
+	}
+	wg.Wait()
 }

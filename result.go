@@ -7,8 +7,6 @@ import (
 	"net/netip"
 	"sync"
 	"time"
-
-	"github.com/politecrawler/polite/internal/htmlpass"
 )
 
 // Result is the outcome of one URL given to Add: exactly one per accepted
@@ -52,9 +50,9 @@ type Result struct {
 	// Signals are the content-use signals that apply to the page, each
 	// with its source (R7): robots.txt, headers, the page's meta tags.
 	Signals Signals
-	// page is the one bounded pass over the body: text, title, links,
-	// meta. Nil when there is no HTML body.
-	page *htmlpass.Page
+	// page is the bounded pass over the body (text, title, links, meta),
+	// made when first asked for. Nil when there is no HTML body.
+	page *lazyPage
 }
 
 // Hop is one redirect: the request that answered with it, where it

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
-	"github.com/politecrawler/polite/internal/htmlpass"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
@@ -52,7 +51,7 @@ type completion struct {
 	start     time.Time
 	end       time.Time   // the body was read or the request failed (R1.3)
 	stored    *StoredPage // the copy a 304 confirmed (R6.2)
-	page      *htmlpass.Page
+	page      *lazyPage
 	signals   Signals
 	bodyHash  uint64 // of a page's body, for the repeated-content trap (R9)
 	// verdict is what the response meant (R3.5), judged in the worker:

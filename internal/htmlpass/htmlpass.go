@@ -123,6 +123,24 @@ func TextLen(body []byte) int {
 	return p.text.n
 }
 
+// MayHaveMeta reports whether body has a "<meta", in any case, within
+// what Parse reads. When it has none, Parse finds no meta tag: its Meta is
+// empty and its Refresh "", for the Tokenizer reads a tag name as written,
+// lowering only ASCII letters. It costs a scan for '<' and no allocation.
+func MayHaveMeta(body []byte) bool {
+	body = body[:min(len(body), MaxInput)]
+	for {
+		i := bytes.IndexByte(body, '<')
+		if i < 0 {
+			return false
+		}
+		if len(body)-i >= 5 && bytes.EqualFold(body[i+1:i+5], []byte("meta")) {
+			return true
+		}
+		body = body[i+1:]
+	}
+}
+
 // pass is the state of one reading.
 type pass struct {
 	page Page
