@@ -292,8 +292,9 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 	if len(body) == 0 {
 		return challenge{}, false
 	}
+	refusal := refusalish(status)
 	shellStatus := status == http.StatusOK || status == http.StatusAccepted
-	if !refusalish(status) && !shellStatus {
+	if !refusal && !shellStatus {
 		return challenge{}, false
 	}
 	// The page's readable text is measured only once a marker is found:
@@ -306,10 +307,12 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 		return text
 	}
 	for i, m := range challengeMarkers {
-		if !bytes.Contains(body, markerBytes[i]) {
+		// On a 200 or 202, only a shell's markers can tell: the rest
+		// are not looked for.
+		if !refusal && !m.shell || !bytes.Contains(body, markerBytes[i]) {
 			continue
 		}
-		if refusalish(status) && textLen() < refusalTextMax {
+		if refusal && textLen() < refusalTextMax {
 			return challenge{m.vendor, fmt.Sprintf("status %d, body %q", status, m.text)}, true
 		}
 		if shellStatus && m.shell && textLen() < shellTextMax {
@@ -320,7 +323,7 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 		if !bytes.Contains(body, widgetBytes[i]) {
 			continue
 		}
-		if refusalish(status) && textLen() < refusalTextMax {
+		if refusal && textLen() < refusalTextMax {
 			return challenge{"", fmt.Sprintf("status %d, CAPTCHA %q", status, w)}, true
 		}
 		if shellStatus && textLen() < shellTextMax && titledAsCheck(body) {
