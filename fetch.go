@@ -28,7 +28,7 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestConte
 // request makes the request and reads the response.
 func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestContexts) *completion {
 	c := &completion{task: t, budget: b}
-	ctx := withPin(rc.begin(), b.addr)
+	ctx := withPin(rc.begin(), b)
 	defer rc.end()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url(), nil)
 	if err != nil {
@@ -114,6 +114,9 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	case c.err != nil:
 	case t.robots != nil:
 		f.keepRobots(t, c)
+		if c.status >= 200 && c.status <= 299 {
+			c.rules = ParseRobots(c.body)
+		}
 	case c.status == http.StatusNotModified && haveCopy:
 		// The copy stays as it is (R6.2). It is copied to the heap
 		// here, so that stored stays on the stack for every other page.

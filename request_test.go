@@ -115,7 +115,7 @@ func TestDialGuardSeesTheDialledAddress(t *testing.T) {
 	c := &http.Client{Transport: newTransport(false)}
 	defer c.CloseIdleConnections()
 	addrs, _ := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
-	req, _ := http.NewRequestWithContext(withPin(context.Background(), addrs[0]), http.MethodGet, r.farm.URL(h, "/"), nil)
+	req, _ := http.NewRequestWithContext(withPin(context.Background(), &budget{addr: addrs[0]}), http.MethodGet, r.farm.URL(h, "/"), nil)
 	resp, err := c.Do(req)
 	if err == nil {
 		resp.Body.Close()

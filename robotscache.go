@@ -233,7 +233,10 @@ func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
 	}
 	switch {
 	case c.status >= 200 && c.status <= 299:
-		o.robots = ParseRobots(c.body)
+		o.robots = c.rules
+		if o.robots == nil {
+			o.robots = ParseRobots(c.body)
+		}
 		o.etag, o.modified = c.header.Get("ETag"), c.header.Get("Last-Modified")
 	case c.status == 304 && o.robots != nil:
 	case c.status >= 400 && c.status <= 499 && c.status != 429:

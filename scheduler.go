@@ -54,6 +54,9 @@ type completion struct {
 	page      *lazyPage
 	signals   Signals
 	bodyHash  uint64 // of a page's body, for the repeated-content trap (R9)
+	// rules are a robots.txt answer's, parsed in the worker: a long file
+	// is not parsed with the scheduler's lock held.
+	rules *Robots
 	// verdict is what the response meant (R3.5), judged in the worker:
 	// challenge detection reads the body, off the dispatcher.
 	verdict Verdict

@@ -26,13 +26,16 @@ const (
 	writeBufferSize = 1 << 10
 )
 
-// pinKey carries, in a request's context, the address its budget is keyed
-// on. The dialler connects to that address and no other (R1.1): a DNS
-// answer cannot change between the check and the connection.
+// pinKey carries, in a request's context, the budget whose address the
+// request must be sent to. The dialler connects to that address and no
+// other (R1.1): a DNS answer cannot change between the check and the
+// connection. The budget is carried, not its address, because a pointer
+// fits in the context without an allocation; a budget's address never
+// changes.
 type pinKey struct{}
 
-func withPin(ctx context.Context, a netip.Addr) context.Context {
-	return context.WithValue(ctx, pinKey{}, a)
+func withPin(ctx context.Context, b *budget) context.Context {
+	return context.WithValue(ctx, pinKey{}, b)
 }
 
 // newTransport builds the HTTP transport under the fetcher: no proxy, and
@@ -56,15 +59,15 @@ func newTransport(allowPrivate bool) *http.Transport {
 	return &http.Transport{
 		Proxy: nil, // never through a proxy: the address dialled is the budget's
 		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
-			pin, ok := ctx.Value(pinKey{}).(netip.Addr)
-			if !ok {
+			b, ok := ctx.Value(pinKey{}).(*budget)
+			if !ok || b == nil {
 				return nil, errors.New("polite: refusing a dial without a pinned address")
 			}
 			_, port, err := net.SplitHostPort(address)
 			if err != nil {
 				return nil, err
 			}
-			return d.DialContext(ctx, network, net.JoinHostPort(pin.String(), port))
+			return d.DialContext(ctx, network, net.JoinHostPort(b.addr.String(), port))
 		},
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,
