@@ -35,7 +35,8 @@ func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInpu
 // says which signal refused it and where (R7.2); a training opt-out alone
 // does not hold the text back (R7.3). A result without a page returns its
 // Err. A page cut at the body cap (ErrBodyTooLarge) gives the text of what
-// was read. Like Links, it reads the page when first called.
+// was read. Like Links, it may read the page when first called (see
+// Links).
 func (r *Result) TextForAI() (string, error) {
 	if r.Err != nil && !errors.Is(r.Err, ErrBodyTooLarge) {
 		return "", r.Err

@@ -116,9 +116,10 @@ type Config struct {
 	// headers and the Result carries ErrContentType.
 	Types []string
 
-	// OnRequest, when set, is called with every request as it ends, in
-	// order and one call at a time, with the fetcher's scheduling lock
-	// held: it must return quickly and must not call the Fetcher.
+	// OnRequest, when set, is called with every request as it ends, one
+	// call at a time, with the fetcher's scheduling lock held: the
+	// requests to one address come in the order they were made. It must
+	// return quickly and must not call the Fetcher.
 	OnRequest func(Request)
 }
 

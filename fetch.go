@@ -22,6 +22,9 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestConte
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
 	}
+	if t.robots != nil && c.err == nil && c.status >= 200 && c.status <= 299 && c.verdict.Kind != KindRefused {
+		c.rules = ParseRobots(c.body)
+	}
 	return c
 }
 
@@ -114,9 +117,6 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	case c.err != nil:
 	case t.robots != nil:
 		f.keepRobots(t, c)
-		if c.status >= 200 && c.status <= 299 {
-			c.rules = ParseRobots(c.body)
-		}
 	case c.status == http.StatusNotModified && haveCopy:
 		// The copy stays as it is (R6.2). It is copied to the heap
 		// here, so that stored stays on the stack for every other page.

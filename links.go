@@ -19,9 +19,9 @@ type Link struct {
 // is nil for a result without an HTML page. A polite caller does not
 // follow those marked NoFollow.
 //
-// The links are read from the body the first time Links or TextForAI is
-// called, from Body as it arrived: a caller that changes Body's bytes
-// before then changes what they read.
+// A page without a meta tag is read the first time Links or TextForAI is
+// called, from the bytes Body holds then: change Body's bytes only after
+// that, or the links and text come from the changed bytes.
 func (r *Result) Links() []Link {
 	return pageLinks(r.page.get(), r.Signals)
 }

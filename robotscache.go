@@ -234,7 +234,7 @@ func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
 	switch {
 	case c.status >= 200 && c.status <= 299:
 		o.robots = c.rules
-		if o.robots == nil {
+		if o.robots == nil { // a completion not made by fetch
 			o.robots = ParseRobots(c.body)
 		}
 		o.etag, o.modified = c.header.Get("ETag"), c.header.Get("Last-Modified")

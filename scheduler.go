@@ -54,11 +54,11 @@ type completion struct {
 	page      *lazyPage
 	signals   Signals
 	bodyHash  uint64 // of a page's body, for the repeated-content trap (R9)
-	// rules are a robots.txt answer's, parsed in the worker: a long file
-	// is not parsed with the scheduler's lock held.
+	// rules are a robots.txt 2xx answer's that is no challenge, parsed in
+	// the worker: a long file is not parsed with the scheduler's lock held.
 	rules *Robots
 	// verdict is what the response meant (R3.5), judged in the worker:
-	// challenge detection reads the body, off the dispatcher.
+	// challenge detection reads the body, outside the scheduler's lock.
 	verdict Verdict
 }
 
@@ -119,8 +119,8 @@ func newScheduler(f *Fetcher, hk hooks) *scheduler {
 	}
 }
 
-// post hands an event to the dispatcher. Adds are refused once Close has
-// been posted; reports from workers never are.
+// post hands an event to the dispatcher. Adds and Close are refused once
+// Close has been posted.
 func (s *scheduler) post(ev event) bool {
 	s.inboxMu.Lock()
 	if s.closed && (ev.add != nil || ev.close) {
@@ -203,7 +203,10 @@ func (s *scheduler) run() {
 
 		var tick <-chan time.Time
 		if ok {
-			timer.Reset(next.Sub(now))
+			// The clock is read again: it may have moved since now (a
+			// fake one moves while requests are in flight), and the
+			// timer must fire at next, as wakeAt says.
+			timer.Reset(next.Sub(s.clk.Now()))
 			tick = timer.C()
 			if s.hooks.onIdle != nil && idle && s.inboxEmpty() {
 				s.hooks.onIdle(next)
@@ -262,7 +265,9 @@ func (s *scheduler) report(r *resolution, c *completion) (job, bool) {
 	}
 	wake := s.closing || s.hooks.onIdle != nil && s.running == 0 ||
 		len(s.lookups) > 0 && s.running < s.f.set.maxInFlight
-	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt)) {
+	// A budget due before the dispatcher's timer fires, or due now and
+	// not taken, while a worker is free, needs the dispatcher.
+	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
 		wake = true
 	}
 	s.mu.Unlock()

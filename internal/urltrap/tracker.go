@@ -40,7 +40,7 @@ const (
 // bounded: it is the run's frontier.
 //
 // A Tracker is not safe for concurrent use: the scheduler owns it and
-// calls it from its one goroutine. The zero value is ready to use with
+// calls it with its lock held. The zero value is ready to use with
 // the default Limits.
 type Tracker struct {
 	limits  Limits
