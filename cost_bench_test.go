@@ -40,8 +40,8 @@ import (
 // Each side's goroutines carry the profiler label side=bare, paced or
 // polite, so that a CPU profile splits by side:
 //
-//	go test -run '^$' -bench RequestCost -benchtime 12x .
-//	go test -run '^$' -bench RequestCost -benchtime 12x -cpuprofile cpu.out .
+//	go test -run '^$' -bench RequestCost -benchtime 24x .
+//	go test -run '^$' -bench RequestCost -benchtime 24x -cpuprofile cpu.out .
 //	go tool pprof -tagfocus side=polite -top polite.test cpu.out
 func BenchmarkRequestCost(b *testing.B) {
 	const hosts = 1000
