@@ -7,8 +7,9 @@ import (
 
 // Request is one HTTP request the fetcher made, reported to
 // Config.OnRequest as it ends: the pages' requests, each redirect hop, and
-// the fetcher's own robots.txt requests, in the order they end. It is what
-// a site owner's log would show, with the fetcher's reasons beside it.
+// the fetcher's own robots.txt requests, those to one address in the order
+// they were made. It is what a site owner's log would show, with the
+// fetcher's reasons beside it.
 type Request struct {
 	URL    string
 	Addr   netip.Addr // the server address dialled: the budget

@@ -7,9 +7,10 @@
 //
 // A Fetcher is a queue in and a queue out. Add URLs from any goroutine; pull
 // one Result per accepted URL with Next; Close when done. Inside, a bounded
-// pool of workers takes, among the server addresses whose rest is over,
-// the one due earliest, one request at a time; a dispatcher wakes them when
-// a rest ends.
+// pool of workers makes the requests: a worker that ends one goes on with
+// the next due (among the server addresses whose rest is over, the one due
+// earliest), and a dispatcher goroutine takes in Adds and hands out work
+// when a rest ends.
 //
 // Around that core: a Store (OpenStore, NewMemoryStore) makes requests
 // conditional and remembers refusals across runs; Result.Signals and
