@@ -247,9 +247,10 @@ func (s *scheduler) nextWake() (time.Time, bool) {
 
 // report takes what a worker's job came to, a lookup's resolution or a
 // request's completion, and returns the worker's next job when one is due
-// now. Otherwise it wakes the dispatcher if the dispatcher must look
-// again: work is left that it does not know the time of, the run may be
-// idle (for the hooks), or Close waits for the last job.
+// now. Either way it wakes the dispatcher if the dispatcher must look
+// again: lookups wait, a budget is due before the dispatcher's timer or
+// due now and not taken, the run may be idle (for the hooks), or Close
+// waits for the last job.
 func (s *scheduler) report(r *resolution, c *completion) (job, bool) {
 	s.mu.Lock()
 	s.running--
