@@ -192,25 +192,6 @@ type marker struct {
 	shell        bool
 }
 
-// markerBytes and widgetBytes are the markers as bytes, made once: the
-// scan runs on every response.
-var (
-	markerBytes = func() [][]byte {
-		out := make([][]byte, len(challengeMarkers))
-		for i, m := range challengeMarkers {
-			out[i] = []byte(m.text)
-		}
-		return out
-	}()
-	widgetBytes = func() [][]byte {
-		out := make([][]byte, len(captchaWidgets))
-		for i, w := range captchaWidgets {
-			out[i] = []byte(w)
-		}
-		return out
-	}()
-)
-
 var challengeMarkers = []marker{
 	{"Cloudflare", "/cdn-cgi/challenge-platform/", true},
 	{"Cloudflare", "window._cf_chl_opt", true},
@@ -306,10 +287,15 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 		}
 		return text
 	}
+	// On a 200 or 202, only a shell's markers can tell: the rest are
+	// not looked for.
+	want := shellMarkers
+	if refusal {
+		want = allMarkers
+	}
+	found := scanMarkers(body, want)
 	for i, m := range challengeMarkers {
-		// On a 200 or 202, only a shell's markers can tell: the rest
-		// are not looked for.
-		if !refusal && !m.shell || !bytes.Contains(body, markerBytes[i]) {
+		if found&markerBit(i) == 0 {
 			continue
 		}
 		if refusal && textLen() < refusalTextMax {
@@ -320,7 +306,7 @@ func detectChallenge(status int, header http.Header, body []byte) (challenge, bo
 		}
 	}
 	for i, w := range captchaWidgets {
-		if !bytes.Contains(body, widgetBytes[i]) {
+		if found&widgetBit(i) == 0 {
 			continue
 		}
 		if refusal && textLen() < refusalTextMax {
