@@ -137,8 +137,8 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 			Note: "a bot check or CAPTCHA: the host is stopped for the run; the fetcher never solves or evades one"}
 	}
 	v := Verdict{Evidence: statusEvidence(status)}
-	v.RetryAfter, v.HasRetryAfter = ParseRetryAfter(header.Get("Retry-After"), header.Get("Date"), now)
-	if len(header.Values("Retry-After")) > 1 {
+	v.RetryAfter, v.HasRetryAfter = ParseRetryAfter(headerValue(header, keyRetryAfter), headerValue(header, keyDate), now)
+	if len(header[keyRetryAfter]) > 1 {
 		v.RetryAfter, v.HasRetryAfter = 0, false // several values: not the grammar
 	}
 	switch {
@@ -157,7 +157,7 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 		v.Kind = KindServerFailure
 	case status == http.StatusNotModified:
 		v.Kind = KindNotModified
-	case status >= 300 && status <= 399 && header.Get("Location") != "":
+	case status >= 300 && status <= 399 && headerValue(header, keyLocation) != "":
 		v.Kind = KindRedirect
 	case status >= 400 && status <= 499:
 		v.Kind = KindNotFound
@@ -177,7 +177,8 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 type challenge struct{ vendor, evidence string }
 
 // decisiveHeaders appear only on mitigated responses: a challenge,
-// whatever the status and body (challenges.md, rule 1).
+// whatever the status and body (challenges.md, rule 1). The names are in
+// canonical form: they are looked up by map index.
 var decisiveHeaders = []struct{ name, vendor string }{
 	{"Cf-Mitigated", "Cloudflare"},
 	{"X-Amzn-Waf-Action", "AWS WAF"},
@@ -266,7 +267,7 @@ func refusalish(status int) bool {
 // shell; CDN identity headers and cookies are never proof.
 func detectChallenge(status int, header http.Header, body []byte) (challenge, bool) {
 	for _, h := range decisiveHeaders {
-		if v := header.Get(h.name); v != "" {
+		if v := headerValue(header, h.name); v != "" {
 			return challenge{h.vendor, fmt.Sprintf("%s: %s", strings.ToLower(h.name), v)}, true
 		}
 	}

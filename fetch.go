@@ -80,7 +80,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	var first []byte
 	if t.robots == nil && c.status >= 200 && c.status <= 299 {
 		// Only pages of a type the fetcher reads are read (R8.1).
-		if resp.Header.Get("Content-Type") == "" {
+		if headerValue(resp.Header, keyContentType) == "" {
 			first, err = io.ReadAll(io.LimitReader(resp.Body, sniffLen))
 		}
 		if mt, ok := f.set.types.allows(typeOf(resp.Header, first)); err == nil && !ok {

@@ -41,3 +41,27 @@ func (h *requestHeaders) set(header http.Header, unrestricted, robots bool) {
 		header["Accept"] = h.acceptRobots
 	}
 }
+
+// Response header keys read on every response, in canonical form. The
+// header maps of responses are keyed canonically, so these are looked up
+// by map index: Get and Values would put the key in canonical form again
+// on every call. TestHeaderKeysAreCanonical checks each one.
+const (
+	keyContentType    = "Content-Type"
+	keyRetryAfter     = "Retry-After"
+	keyDate           = "Date"
+	keyLocation       = "Location"
+	keyContentUsage   = "Content-Usage"
+	keyContentSignal  = "Content-Signal"
+	keyXRobotsTag     = "X-Robots-Tag"
+	keyTDMReservation = "Tdm-Reservation"
+	keyTDMPolicy      = "Tdm-Policy"
+)
+
+// headerValue is h.Get(key) for a key in canonical form.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

@@ -250,14 +250,14 @@ func readSignals(rules *Robots, agent, pageURL string, header http.Header, page 
 	token := agentToken(agent)
 	s.robotsTxt(rules, agent, pageURL)
 
-	if vs := header.Values("Content-Usage"); len(vs) > 0 {
+	if vs := header[keyContentUsage]; len(vs) > 0 {
 		// Field lines combine with commas into one Dictionary (RFC 9651 4.2).
 		s.contentUsage("header Content-Usage", strings.Join(vs, ", "))
 	}
-	for _, v := range header.Values("Content-Signal") { // seen in the wild
+	for _, v := range header[keyContentSignal] { // seen in the wild
 		s.contentSignal("header Content-Signal", v, false)
 	}
-	for _, v := range header.Values("X-Robots-Tag") {
+	for _, v := range header[keyXRobotsTag] {
 		s.robotsDirectives("header X-Robots-Tag", v, token, true)
 	}
 	if v, ok := page.Meta["robots"]; ok {
@@ -426,7 +426,7 @@ func (s *Signals) robotsDirectives(source, v, token string, scoped bool) {
 // not read: that would be another request.)
 func (s *Signals) tdmRep(header http.Header, page htmlpass.Page) {
 	res, resSrc := "", ""
-	if v := strings.TrimSpace(header.Get("Tdm-Reservation")); v == "0" || v == "1" {
+	if v := strings.TrimSpace(headerValue(header, keyTDMReservation)); v == "0" || v == "1" {
 		res, resSrc = v, "header tdm-reservation"
 	}
 	if v := strings.TrimSpace(page.Meta["tdm-reservation"]); v == "0" || v == "1" {
@@ -439,7 +439,7 @@ func (s *Signals) tdmRep(header http.Header, page htmlpass.Page) {
 		return
 	}
 	pol, polSrc := "", ""
-	if v := strings.TrimSpace(header.Get("Tdm-Policy")); v != "" {
+	if v := strings.TrimSpace(headerValue(header, keyTDMPolicy)); v != "" {
 		pol, polSrc = v, "header tdm-policy"
 	}
 	if v := strings.TrimSpace(page.Meta["tdm-policy"]); v != "" {

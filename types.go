@@ -99,7 +99,7 @@ const sniffLen = 512
 // typeOf is the response's media type: as sent, or sniffed from the first
 // bytes when the server sent none.
 func typeOf(h http.Header, first []byte) string {
-	if ct := h.Get("Content-Type"); ct != "" {
+	if ct := headerValue(h, keyContentType); ct != "" {
 		return ct
 	}
 	return http.DetectContentType(first)
