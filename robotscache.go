@@ -79,6 +79,34 @@ func originKey(raw string) (string, error) {
 
 var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
+// normalOriginKey is originKey of a URL in the form urltrap.Normalize
+// writes, read off the string: the scheme and host are lower-case
+// already, and the authority ends at the path's first slash. Every queued
+// URL has that form, and every page's origin is found on its way to the
+// queue. A URL not in that form goes to originKey.
+func normalOriginKey(u string) (string, error) {
+	scheme, port := "http", ":80"
+	rest, ok := strings.CutPrefix(u, "http://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(u, "https://"); !ok {
+			return originKey(u)
+		}
+		scheme, port = "https", ":443"
+	}
+	end := strings.IndexByte(rest, '/')
+	if end <= 0 || strings.IndexByte(rest[:end], '?') >= 0 {
+		return originKey(u)
+	}
+	authority := rest[:end]
+	if i := strings.LastIndexByte(authority, ':'); i > strings.LastIndexByte(authority, ']') {
+		if i == len(authority)-1 {
+			return originKey(u) // an empty port
+		}
+		return u[:len(u)-len(rest)+end], nil // the port is written
+	}
+	return scheme + "://" + authority + port, nil
+}
+
 // robotsURL is the robots.txt URL of an origin key, its port left out
 // when it is the scheme's default.
 func robotsURL(key string) string {
@@ -125,7 +153,7 @@ func (s *scheduler) gate(t *task) {
 		s.enqueue(h.budget, t)
 		return
 	}
-	key, err := originKey(t.url())
+	key, err := normalOriginKey(t.url())
 	if err != nil { // cannot happen: the URL was admitted
 		s.finish(t, &Result{Err: fmt.Errorf("%w: %v", ErrInvalidURL, err)})
 		return
