@@ -80,10 +80,12 @@ func originKey(raw string) (string, error) {
 var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
 // normalOriginKey is originKey of a URL in the form urltrap.Normalize
-// writes, read off the string: the scheme and host are lower-case
-// already, and the authority ends at the path's first slash. Every queued
-// URL has that form, and every page's origin is found on its way to the
-// queue. A URL not in that form goes to originKey.
+// writes, read off the string: scheme and host in lower case, the
+// authority ending at the path's first slash. Every queued URL has that
+// form, and every page's origin is found on its way to the queue. A URL
+// whose scheme or authority is in any other form (upper case, user info,
+// escapes, an empty or non-numeric port) goes to originKey; the rest of
+// the URL is not checked.
 func normalOriginKey(u string) (string, error) {
 	scheme, port := "http", ":80"
 	rest, ok := strings.CutPrefix(u, "http://")
@@ -94,17 +96,55 @@ func normalOriginKey(u string) (string, error) {
 		scheme, port = "https", ":443"
 	}
 	end := strings.IndexByte(rest, '/')
-	if end <= 0 || strings.IndexByte(rest[:end], '?') >= 0 {
+	if end <= 0 {
 		return originKey(u)
 	}
 	authority := rest[:end]
-	if i := strings.LastIndexByte(authority, ':'); i > strings.LastIndexByte(authority, ']') {
-		if i == len(authority)-1 {
-			return originKey(u) // an empty port
-		}
-		return u[:len(u)-len(rest)+end], nil // the port is written
+	portWritten, plain := plainAuthority(authority)
+	switch {
+	case !plain:
+		return originKey(u)
+	case portWritten:
+		return u[:len(u)-len(rest)+end], nil
 	}
 	return scheme + "://" + authority + port, nil
+}
+
+// plainAuthority reports whether a is a host in the form Normalize writes,
+// a name of lower-case letters, digits, dots, hyphens and underscores or a
+// bracketed IPv6 literal in lower-case hex, then a port of digits or none;
+// and whether the port is written.
+func plainAuthority(a string) (portWritten, plain bool) {
+	host := a
+	if i := strings.LastIndexByte(a, ':'); i > strings.LastIndexByte(a, ']') {
+		p := a[i+1:]
+		if p == "" {
+			return false, false
+		}
+		for j := 0; j < len(p); j++ {
+			if p[j] < '0' || p[j] > '9' {
+				return false, false
+			}
+		}
+		host, portWritten = a[:i], true
+	}
+	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
+		for j := 1; j < len(host)-1; j++ {
+			if c := host[j]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == ':' || c == '.') {
+				return false, false
+			}
+		}
+		return portWritten, true
+	}
+	if host == "" {
+		return false, false
+	}
+	for j := 0; j < len(host); j++ {
+		if c := host[j]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false, false
+		}
+	}
+	return portWritten, true
 }
 
 // robotsURL is the robots.txt URL of an origin key, its port left out
