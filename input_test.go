@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,5 +229,47 @@ func TestLongestURLIsSentWhole(t *testing.T) {
 	}
 	if n := len(r.farm.Audit().VisitsTo(h)); n != 2 {
 		t.Errorf("%d visits after the longer URL, want 2", n)
+	}
+}
+
+// stuckResolver never answers for stuck: it waits for the lookup's context
+// to end. Other names it answers as the farm does.
+type stuckResolver struct {
+	farm  *farm.Resolver
+	stuck string
+	tries atomic.Int32
+}
+
+func (r *stuckResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if host != r.stuck {
+		return r.farm.LookupNetIP(ctx, network, host)
+	}
+	r.tries.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// R10.2: a lookup that never answers ends at the lookup timeout, says it
+// timed out, and counts as a failed lookup: five stop the host. The
+// worker's next lookups, on a fresh context, go on.
+func TestLookupTimeout(t *testing.T) {
+	r := newRig(t)
+	fine := r.site(farm.Site{Name: "fine.test"})
+	res := &stuckResolver{farm: r.farm.Resolver(), stuck: "stuck.test"}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res, MaxInFlight: 1},
+		hooks{rand: func() float64 { return 0 }, lookupTimeout: 20 * time.Millisecond})
+	stuck := "http://stuck.test/page"
+	r.add(stuck, r.farm.URL(fine, "/page"))
+	got := r.results(2)
+	err := got[stuck].Err
+	if !errors.Is(err, ErrHostStopped) || !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "lookup took longer than 20ms") {
+		t.Errorf("stuck host: %v; want the host stopped after lookups that timed out", err)
+	}
+	if n := res.tries.Load(); n != FailuresToStop {
+		t.Errorf("%d lookups of the stuck host, want %d", n, FailuresToStop)
+	}
+	if err := got[r.farm.URL(fine, "/page")].Err; err != nil {
+		t.Errorf("the other host, on the same worker: %v", err)
 	}
 }

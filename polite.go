@@ -73,6 +73,8 @@ type hooks struct {
 	// holdFetches keeps every request queued (lookups still run): for
 	// measuring what a queue costs in memory.
 	holdFetches bool
+	// lookupTimeout replaces resolveTimeout when set.
+	lookupTimeout time.Duration
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a
@@ -206,10 +208,16 @@ func (f *Fetcher) work() {
 	defer f.workers.Done()
 	rc := newRequestContexts(f.ctx, f.set.timeout)
 	defer rc.close()
+	lookupTimeout := resolveTimeout
+	if f.sched.hooks.lookupTimeout > 0 {
+		lookupTimeout = f.sched.hooks.lookupTimeout
+	}
+	lc := newLookupContexts(f.ctx, lookupTimeout)
+	defer lc.close()
 	for j := range f.sched.jobs {
 		for more := true; more; {
 			if j.resolve != nil {
-				j, more = f.sched.report(f.resolve(j.resolve), nil)
+				j, more = f.sched.report(f.resolve(j.resolve, lc), nil)
 			} else {
 				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, rc))
 			}
@@ -221,14 +229,21 @@ func (f *Fetcher) work() {
 const resolveTimeout = 15 * time.Second
 
 // resolve looks a host up and picks the address its budget is keyed on:
-// the first one the fetcher may dial (R1.1, R10.1).
-func (f *Fetcher) resolve(h *host) *resolution {
-	ctx, cancel := context.WithTimeout(f.ctx, resolveTimeout)
-	defer cancel()
+// the first one the fetcher may dial (R1.1, R10.1). lc is the worker's
+// lookup contexts: the lookup's clock starts here and stops when the
+// resolver answers.
+func (f *Fetcher) resolve(h *host, lc *requestContexts) *resolution {
+	ctx := lc.begin()
 	addrs, err := f.set.resolver.LookupNetIP(ctx, "ip", h.name)
+	lc.end()
 	if err != nil {
 		if f.ctx.Err() != nil {
 			return &resolution{host: h, err: fmt.Errorf("%w: resolving %s: %w", ErrClosed, h.name, err)}
+		}
+		if te, ok := timedOut(ctx); ok {
+			// Said as a deadline would be: a timeout, whatever the
+			// resolver made of the cancellation.
+			err = te
 		}
 		return &resolution{host: h, err: fmt.Errorf("%w: %s: %w", ErrUnresolved, h.name, err)}
 	}

@@ -7,11 +7,18 @@ import (
 )
 
 // requestTimeoutError is the cause of a request cancelled for taking
-// longer than Config.Timeout (R10.2). It matches
+// longer than Config.Timeout, or of a host lookup cancelled for taking
+// longer than resolveTimeout (R10.2). It matches
 // context.DeadlineExceeded, as a deadline's error would.
-type requestTimeoutError struct{ after time.Duration }
+type requestTimeoutError struct {
+	after  time.Duration
+	lookup bool
+}
 
 func (e *requestTimeoutError) Error() string {
+	if e.lookup {
+		return fmt.Sprintf("lookup took longer than %v", e.after)
+	}
 	return fmt.Sprintf("request took longer than %v (Config.Timeout)", e.after)
 }
 
@@ -25,25 +32,32 @@ func (e *requestTimeoutError) Timeout() bool { return true }
 // request at a time, so one cancellable context and one timer serve all
 // its requests; a new pair is made only after a timeout used them up.
 // Compared with a context.WithTimeout per request, this saves the
-// allocations and the lock on the fetcher's context that every request
-// would otherwise take.
+// allocations, the timer and the lock on the fetcher's context that every
+// request would otherwise take. A worker keeps a second set for its host
+// lookups, with their own timeout.
 type requestContexts struct {
 	parent  context.Context
 	timeout time.Duration
+	cause   *requestTimeoutError // what the timer cancels with
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	timer   *time.Timer
 }
 
 func newRequestContexts(parent context.Context, timeout time.Duration) *requestContexts {
-	return &requestContexts{parent: parent, timeout: timeout}
+	return &requestContexts{parent: parent, timeout: timeout, cause: &requestTimeoutError{after: timeout}}
+}
+
+// newLookupContexts is newRequestContexts for host lookups.
+func newLookupContexts(parent context.Context, timeout time.Duration) *requestContexts {
+	return &requestContexts{parent: parent, timeout: timeout, cause: &requestTimeoutError{after: timeout, lookup: true}}
 }
 
 // begin returns the context for the next request and starts its clock.
 func (rc *requestContexts) begin() context.Context {
 	if rc.ctx == nil {
 		rc.ctx, rc.cancel = context.WithCancelCause(rc.parent)
-		cancel, cause := rc.cancel, &requestTimeoutError{after: rc.timeout}
+		cancel, cause := rc.cancel, rc.cause
 		rc.timer = time.AfterFunc(rc.timeout, func() { cancel(cause) })
 		return rc.ctx
 	}
