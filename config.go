@@ -143,7 +143,11 @@ type Unrestricted struct {
 	Reason string
 }
 
-// Resolver looks up a host's addresses. *net.Resolver satisfies it.
+// Resolver looks up a host's addresses. *net.Resolver satisfies it. The
+// context of a lookup is cancelled when the lookup has taken too long or
+// the fetcher closes; it has no deadline, and a worker passes the same one
+// to its next lookups, so a resolver stops what it started for a lookup
+// before it returns.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }

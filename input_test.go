@@ -233,11 +233,13 @@ func TestLongestURLIsSentWhole(t *testing.T) {
 }
 
 // stuckResolver never answers for stuck: it waits for the lookup's context
-// to end. Other names it answers as the farm does.
+// to end, then says it was cancelled, or, with lateAnswer, that there is
+// no such host. Other names it answers as the farm does.
 type stuckResolver struct {
-	farm  *farm.Resolver
-	stuck string
-	tries atomic.Int32
+	farm       *farm.Resolver
+	stuck      string
+	lateAnswer bool
+	tries      atomic.Int32
 }
 
 func (r *stuckResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
@@ -246,6 +248,9 @@ func (r *stuckResolver) LookupNetIP(ctx context.Context, network, host string) (
 	}
 	r.tries.Add(1)
 	<-ctx.Done()
+	if r.lateAnswer {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
 	return nil, ctx.Err()
 }
 
@@ -262,7 +267,7 @@ func TestLookupTimeout(t *testing.T) {
 	r.add(stuck, r.farm.URL(fine, "/page"))
 	got := r.results(2)
 	err := got[stuck].Err
-	if !errors.Is(err, ErrHostStopped) || !errors.Is(err, context.DeadlineExceeded) ||
+	if !errors.Is(err, ErrHostStopped) || !errors.Is(err, ErrUnresolved) || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), "lookup took longer than 20ms") {
 		t.Errorf("stuck host: %v; want the host stopped after lookups that timed out", err)
 	}
@@ -271,5 +276,25 @@ func TestLookupTimeout(t *testing.T) {
 	}
 	if err := got[r.farm.URL(fine, "/page")].Err; err != nil {
 		t.Errorf("the other host, on the same worker: %v", err)
+	}
+}
+
+// R5.2: an answer of the resolver's own that comes as the lookup's time
+// runs out is kept: a host that does not exist is not retried as if the
+// lookup had timed out.
+func TestLookupAnswerAtTheTimeout(t *testing.T) {
+	r := newRig(t)
+	res := &stuckResolver{farm: r.farm.Resolver(), stuck: "gone.test", lateAnswer: true}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res},
+		hooks{rand: func() float64 { return 0 }, lookupTimeout: 20 * time.Millisecond})
+	u := "http://gone.test/page"
+	r.add(u)
+	err := r.results(1)[u].Err
+	var dns *net.DNSError
+	if !errors.As(err, &dns) || !dns.IsNotFound || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v; want the resolver's own answer, no such host", err)
+	}
+	if n := res.tries.Load(); n != 1 {
+		t.Errorf("%d lookups, want 1: no such host is final", n)
 	}
 }

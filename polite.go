@@ -22,6 +22,7 @@ package polite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -240,9 +241,10 @@ func (f *Fetcher) resolve(h *host, lc *requestContexts) *resolution {
 		if f.ctx.Err() != nil {
 			return &resolution{host: h, err: fmt.Errorf("%w: resolving %s: %w", ErrClosed, h.name, err)}
 		}
-		if te, ok := timedOut(ctx); ok {
-			// Said as a deadline would be: a timeout, whatever the
-			// resolver made of the cancellation.
+		if te, ok := timedOut(ctx); ok && errors.Is(err, context.Canceled) {
+			// The resolver gave up because the lookup's time ran out: said
+			// as a deadline would be, a timeout. An answer of its own (no
+			// such host) that came as the timer fired stays what it is.
 			err = te
 		}
 		return &resolution{host: h, err: fmt.Errorf("%w: %s: %w", ErrUnresolved, h.name, err)}
