@@ -54,6 +54,10 @@ type Robots struct {
 	byAgent  map[string][]int // lower-case product token → its groups, in file order
 	global   []int            // the groups naming "*", in file order
 	sitemaps []string
+	// signalLines is set when some record is a Content-Signal or
+	// Content-Usage line: most files have none, and their pages skip the
+	// search for one.
+	signalLines bool
 }
 
 // Decision is the reasoning behind one answer of Robots.Decide: the verdict,
@@ -90,6 +94,13 @@ const (
 	keyDisallow   = "disallow"
 	keySitemap    = "sitemap"
 	keyCrawlDelay = "crawl-delay"
+)
+
+// The keys of the content-signal lines read for R7.1, as records hold
+// them (lower-case).
+const (
+	recordContentSignal = "content-signal"
+	recordContentUsage  = "content-usage"
 )
 
 // robotsGroup is a run of User-agent records and the records that follow
@@ -145,6 +156,8 @@ func (r *Robots) group() {
 			if rec.value != "" {
 				r.sitemaps = append(r.sitemaps, rec.value)
 			}
+		case recordContentSignal, recordContentUsage:
+			r.signalLines = true
 		}
 	}
 	if cur >= 0 {

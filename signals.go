@@ -285,20 +285,20 @@ func readSignals(rules *Robots, agent, pageURL string, header http.Header, page 
 // most-restrictive. Content-Signal lines before any group belong to none;
 // their refusals are honoured anyway, grants ignored.
 func (s *Signals) robotsTxt(rules *Robots, agent, pageURL string) {
-	if rules == nil {
+	if rules == nil || !rules.signalLines {
 		return
 	}
 	path, _ := requestPath(pageURL)
-	for _, rec := range rules.beforeGroups("content-signal", path) {
+	for _, rec := range rules.beforeGroups(recordContentSignal, path) {
 		_, prefs := splitSignalPath(rec.value)
 		s.contentSignal("robots.txt line "+strconv.Itoa(rec.line)+" (before any group)", prefs, true)
 	}
 	group := rules.groupRecords(agent)
-	lines := mergeByLine(longestMatching(group, "content-signal", path), longestMatching(group, "content-usage", path))
+	lines := mergeByLine(longestMatching(group, recordContentSignal, path), longestMatching(group, recordContentUsage, path))
 	for _, rec := range lines {
 		_, prefs := splitSignalPath(rec.value)
 		src := "robots.txt line " + strconv.Itoa(rec.line)
-		if rec.key == "content-usage" {
+		if rec.key == recordContentUsage {
 			s.contentUsage(src, prefs)
 		} else {
 			s.contentSignal(src, prefs, false)
