@@ -43,11 +43,22 @@ const (
 // calls it with its lock held. The zero value is ready to use with
 // the default Limits.
 type Tracker struct {
-	limits  Limits
-	seen    hashSet
-	hosts   map[string]*hostMemory
+	limits Limits
+	seen   hashSet
+	hosts  map[string]*hostMemory
+	// firsts holds the one page of each host that has served only one:
+	// a host's memory is made when its second page comes. Many hosts of
+	// a broad crawl serve one page, which can never be a trap.
+	firsts  map[string]firstPage
 	scratch []byte   // the pattern being built, reused between calls
 	names   []string // query names being sorted, reused between calls
+}
+
+// firstPage is a host's one page so far: its (body, pattern) pair and its
+// URL's hash.
+type firstPage struct {
+	key contentKey
+	url uint64
 }
 
 // hostMemory is what a Tracker remembers of one host's bodies.
@@ -94,16 +105,32 @@ func (t *Tracker) Content(host, normalised string, bodyHash uint64) (pattern str
 	}
 	p := t.pattern(normalised)
 	ph := hashBytes(p)
-	h := t.host(host)
+	k := contentKey{body: bodyHash, pattern: ph}
+	u := hashString(normalised)
+	h := t.hosts[host]
+	if h == nil {
+		first, seen := t.firsts[host]
+		if !seen && n > 1 { // one page cannot make SameContent URLs
+			if t.firsts == nil {
+				t.firsts = make(map[string]firstPage)
+			}
+			t.firsts[host] = firstPage{key: k, url: u}
+			return "", false
+		}
+		h = t.host(host)
+		if seen { // the host's second page: its first joins its memory
+			delete(t.firsts, host)
+			h.remember(first.key)
+			h.bodies[first.key] = []uint64{first.url}
+		}
+	}
 	if q, ok := h.dropped[ph]; ok && q == string(p) {
 		return q, true
 	}
-	k := contentKey{body: bodyHash, pattern: ph}
 	urls, known := h.bodies[k]
 	if !known {
 		h.remember(k)
 	}
-	u := hashString(normalised)
 	if !slices.Contains(urls, u) {
 		if len(urls) < n {
 			urls = append(urls, u)

@@ -542,3 +542,34 @@ func TestHashSet(t *testing.T) {
 		t.Errorf("%d entries in %d slots", s.n, len(s.slots))
 	}
 }
+
+// A host's first page is held apart until its second comes: the pattern
+// is still dropped on the page that makes SameContent distinct URLs, the
+// same URL twice still counts once, and a host with one page keeps no
+// memory of its own.
+func TestContentFromAHostsSecondPage(t *testing.T) {
+	tr := NewTracker(Limits{SameContent: 2})
+	if _, dropped := tr.Content("a", "http://a/p/1", 7); dropped {
+		t.Fatal("one page dropped its pattern")
+	}
+	if tr.hosts["a"] != nil || len(tr.firsts) != 1 {
+		t.Fatalf("after one page: host memory %v, %d first pages; want none and 1", tr.hosts["a"] != nil, len(tr.firsts))
+	}
+	if _, dropped := tr.Content("a", "http://a/p/1", 7); dropped {
+		t.Fatal("the same URL twice dropped its pattern")
+	}
+	if p, dropped := tr.Content("a", "http://a/p/2", 7); !dropped || p != "/p/{n}" {
+		t.Fatalf("second URL of the pattern with the same body: %q, %v; want /p/{n} dropped", p, dropped)
+	}
+	if len(tr.firsts) != 0 {
+		t.Errorf("%d first pages held after the host's memory was made", len(tr.firsts))
+	}
+	if p, bad := tr.Dropped("a", "http://a/p/3"); !bad || p != "/p/{n}" {
+		t.Errorf("Dropped(/p/3) = %q, %v", p, bad)
+	}
+
+	one := NewTracker(Limits{SameContent: 1})
+	if _, dropped := one.Content("b", "http://b/q/1", 7); !dropped {
+		t.Error("SameContent 1: the first page did not drop its pattern")
+	}
+}
