@@ -46,9 +46,10 @@ type Tracker struct {
 	limits Limits
 	seen   hashSet
 	hosts  map[string]*hostMemory
-	// firsts holds the one page of each host that has served only one:
-	// a host's memory is made when its second page comes. Many hosts of
-	// a broad crawl serve one page, which can never be a trap.
+	// firsts holds, for each host Content has seen once, that one call's
+	// page: the host's memory is made at its second call, even for the
+	// same URL. Many hosts of a broad crawl serve one page, which can
+	// never be a trap. Unused when SameContent is 1 or less.
 	firsts  map[string]firstPage
 	scratch []byte   // the pattern being built, reused between calls
 	names   []string // query names being sorted, reused between calls

@@ -568,6 +568,14 @@ func TestContentFromAHostsSecondPage(t *testing.T) {
 		t.Errorf("Dropped(/p/3) = %q, %v", p, bad)
 	}
 
+	// The first page counts once its host's memory is made: two distinct
+	// URLs with one body are enough at SameContent 2.
+	fresh := NewTracker(Limits{SameContent: 2})
+	fresh.Content("c", "http://c/p/1", 7)
+	if p, dropped := fresh.Content("c", "http://c/p/2", 7); !dropped || p != "/p/{n}" {
+		t.Errorf("the host's second URL with the first's body: %q, %v; want /p/{n} dropped", p, dropped)
+	}
+
 	one := NewTracker(Limits{SameContent: 1})
 	if _, dropped := one.Content("b", "http://b/q/1", 7); !dropped {
 		t.Error("SameContent 1: the first page did not drop its pattern")
