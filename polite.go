@@ -74,7 +74,7 @@ type hooks struct {
 	// holdFetches keeps every request queued (lookups still run): for
 	// measuring what a queue costs in memory.
 	holdFetches bool
-	// lookupTimeout replaces resolveTimeout when set.
+	// lookupTimeout bounds one host lookup; zero is resolveTimeout.
 	lookupTimeout time.Duration
 }
 
@@ -87,6 +87,9 @@ func New(cfg Config) (*Fetcher, error) {
 func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 	if hk.rand == nil {
 		hk.rand = rand.Float64
+	}
+	if hk.lookupTimeout <= 0 {
+		hk.lookupTimeout = resolveTimeout
 	}
 	set, err := cfg.settle()
 	if err != nil {
@@ -209,11 +212,7 @@ func (f *Fetcher) work() {
 	defer f.workers.Done()
 	rc := newRequestContexts(f.ctx, f.set.timeout)
 	defer rc.close()
-	lookupTimeout := resolveTimeout
-	if f.sched.hooks.lookupTimeout > 0 {
-		lookupTimeout = f.sched.hooks.lookupTimeout
-	}
-	lc := newLookupContexts(f.ctx, lookupTimeout)
+	lc := newLookupContexts(f.ctx, f.sched.hooks.lookupTimeout)
 	defer lc.close()
 	for j := range f.sched.jobs {
 		for more := true; more; {
