@@ -14,9 +14,10 @@ import (
 // Bounds on one connection (R10.2). The wait for the response headers has
 // no bound of its own: Config.Timeout bounds the whole request, headers
 // included, with the worker's one timer (see requestContexts), where a
-// header timeout would start a timer of its own on every request.
+// header timeout would start a timer of its own on every request. A
+// connect has a bound of its own (see boundConnect): net/http goes on
+// dialling after the request that started the dial has ended.
 const (
-	dialTimeout           = 10 * time.Second
 	tlsHandshakeTimeout   = 10 * time.Second
 	maxResponseHeaderSize = 64 << 10
 	// writeBufferSize holds most requests: a GET with the few headers
@@ -45,15 +46,18 @@ func withPin(ctx context.Context, b *budget) context.Context {
 // net/http (each hop is scheduled on its own, R8.3).
 func newTransport(allowPrivate bool) *http.Transport {
 	d := &net.Dialer{
-		Timeout: dialTimeout,
+		Timeout: connectTimeout,
 		// Control sees the address actually dialled, after every layer
 		// above has had its say: the last word on R10.1.
-		Control: func(network, address string, _ syscall.RawConn) error {
+		Control: func(network, address string, c syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil {
 				return fmt.Errorf("%w: cannot read dialled address %q", ErrPrivateAddress, address)
 			}
-			return checkAddress(ap.Addr(), allowPrivate)
+			if err := checkAddress(ap.Addr(), allowPrivate); err != nil {
+				return err
+			}
+			return boundConnect(c)
 		},
 	}
 	return &http.Transport{
