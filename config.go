@@ -43,8 +43,9 @@ type Config struct {
 	// Store keeps page copies (for conditional requests and their history,
 	// R6), robots.txt copies (R5.3), refusals (R3.4) and what the run
 	// learned of each host (R3.3, R2.6), across runs when it is on disk
-	// (OpenStore). The caller closes it. Nil: robots.txt, refusals and
-	// hosts are kept in memory for the run, and pages are not kept.
+	// (OpenStore). The caller closes it. Nil: nothing is kept beyond the
+	// run. The fetcher holds the run's robots.txt rules and what it
+	// learned of each host itself, and pages are not kept.
 	Store Store
 
 	// CoolOff raises how long a host stopped by a refusal is left alone
@@ -168,9 +169,8 @@ type settings struct {
 	unrestricted map[string]struct{} // by lower-case host name
 	onRequest    func(Request)
 	types        mediaTypes
-	store        Store
-	ownStore     bool // a memory store of the fetcher's own, closed by Close
-	keepPages    bool // pages are stored and requests made conditional (R6)
+	store        Store // nil: nothing is kept beyond the run
+	keepPages    bool  // pages are stored and requests made conditional (R6)
 	coolOff      time.Duration
 }
 

@@ -156,6 +156,9 @@ func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Heade
 // confirmed at this time.
 func (f *Fetcher) keepRobots(t *task, c *completion) {
 	st := f.set.store
+	if st == nil {
+		return
+	}
 	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: validators(c.header), Body: c.body, Fetched: c.end}
 	switch {
 	case c.status == http.StatusNotModified:

@@ -25,6 +25,9 @@ func coolOffAfter(n int, base time.Duration) time.Duration {
 // remember loads what an earlier run learned of a new host: a cool-off
 // that keeps it stopped, or the slower floor it comes back with (R2.6).
 func (s *scheduler) remember(h *host) {
+	if s.f.set.store == nil {
+		return
+	}
 	rec, ok, err := s.f.set.store.LoadHost(h.name)
 	if err != nil {
 		s.f.set.logger.Warn("polite: store: loading host", "host", h.name, "err", err)
@@ -46,6 +49,9 @@ func (s *scheduler) remember(h *host) {
 // the host is stopped for this run whatever the store says.
 func (s *scheduler) recordStop(h *host, cause error, at time.Time) {
 	st := s.f.set.store
+	if st == nil {
+		return // the host is stopped for this run; the log has the refusal
+	}
 	rec := RefusalRecord{Host: h.name, Kind: "failures", Evidence: cause.Error(), At: at}
 	var ref *RefusalError
 	if errors.As(cause, &ref) {

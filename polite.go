@@ -55,7 +55,6 @@ type Fetcher struct {
 	cancel    context.CancelFunc
 	sched     *scheduler
 	results   *resultQueue
-	robots    robotsBook
 
 	accepted  atomic.Int64
 	delivered atomic.Int64
@@ -94,9 +93,6 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 	set, err := cfg.settle()
 	if err != nil {
 		return nil, err
-	}
-	if set.store == nil {
-		set.store, set.ownStore = NewMemoryStore(), true
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Fetcher{
@@ -187,9 +183,6 @@ func (f *Fetcher) Close() error {
 		f.transport.Load().CloseIdleConnections()
 		for _, t := range f.retired {
 			t.CloseIdleConnections() // what requests in flight on it put back
-		}
-		if f.set.ownStore {
-			f.set.store.Close()
 		}
 		f.results.close()
 	})

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -15,8 +14,7 @@ import (
 // The robots cache keeps R5: before the first page of an origin its
 // robots.txt is fetched, through the same budget and rest as any request,
 // and every page is checked against it. The cache is scheduling state,
-// under the scheduler's lock; only the published copies (for
-// Fetcher.Robots) are shared.
+// under the scheduler's lock, and Fetcher.Robots reads it there.
 
 // Robots cache timings (R5.3).
 const (
@@ -245,6 +243,9 @@ func (s *scheduler) lookUpAgain(h *host, rt *task) bool {
 // in while the site cannot be reached, up to 30 days after it last
 // answered.
 func (s *scheduler) recall(o *origin) {
+	if s.f.set.store == nil {
+		return
+	}
 	rec, ok, err := s.f.set.store.LoadRobots(o.key)
 	if err != nil {
 		s.f.set.logger.Warn("polite: store: loading robots.txt", "origin", o.key, "err", err)
@@ -261,7 +262,6 @@ func (s *scheduler) recall(o *origin) {
 	o.obtained = rec.Fetched
 	o.fresh = rec.Fetched.Add(RobotsMaxAge)
 	o.etag, o.modified = rec.Header.Get("ETag"), rec.Header.Get("Last-Modified")
-	s.publish(o)
 	s.applyCrawlDelay(o)
 }
 
@@ -315,7 +315,6 @@ func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
 	}
 	o.obtained = c.end
 	o.fresh = c.end.Add(RobotsMaxAge)
-	s.publish(o)
 	s.applyCrawlDelay(o)
 	return true
 }
@@ -376,7 +375,6 @@ func (s *scheduler) finishRobots(t *task, r *Result) {
 		o.robots = ParseRobots(nil)
 		o.obtained = s.clk.Now()
 		o.fresh = o.obtained.Add(RobotsMaxAge)
-		s.publish(o)
 		s.release(o)
 		return
 	}
@@ -387,23 +385,6 @@ func (s *scheduler) finishRobots(t *task, r *Result) {
 	}
 }
 
-// robotsBook is the published robots.txt copies, by origin, for callers
-// (R5.4: the Sitemap lines are theirs to read).
-type robotsBook struct {
-	mu    sync.RWMutex
-	byKey map[string]*Robots
-}
-
-func (s *scheduler) publish(o *origin) {
-	b := &s.f.robots
-	b.mu.Lock()
-	if b.byKey == nil {
-		b.byKey = make(map[string]*Robots)
-	}
-	b.byKey[o.key] = o.robots
-	b.mu.Unlock()
-}
-
 // Robots returns the robots.txt rules the fetcher holds for the origin
 // of rawURL (scheme, host and port), and whether it holds any yet. Its
 // Sitemaps method lists the site's Sitemap lines.
@@ -412,8 +393,11 @@ func (f *Fetcher) Robots(rawURL string) (*Robots, bool) {
 	if err != nil {
 		return nil, false
 	}
-	f.robots.mu.RLock()
-	defer f.robots.mu.RUnlock()
-	r, ok := f.robots.byKey[key]
-	return r, ok
+	s := f.sched
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o := s.origins[key]; o != nil && o.robots != nil {
+		return o.robots, true
+	}
+	return nil, false
 }
