@@ -1,7 +1,6 @@
 package polite
 
 import (
-	"container/heap"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -391,7 +390,7 @@ func (s *scheduler) refuse(b *budget, t *task) bool {
 // arm puts an idle budget with work in the due heap.
 func (s *scheduler) arm(b *budget) {
 	if !b.busy && b.index < 0 && b.pending() > 0 {
-		heap.Push(&s.due, b)
+		s.due.push(b)
 	}
 }
 
@@ -418,7 +417,7 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 		return job{resolve: h}, true
 	}
 	for len(s.due) > 0 && !s.due[0].nextAt.After(now) && !s.hooks.holdFetches {
-		b := heap.Pop(&s.due).(*budget)
+		b := s.due.pop()
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).
 		if lim := b.queue[b.head].host.policy.limiter; lim != nil {
@@ -426,7 +425,7 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 			if d := res.DelayFrom(now); d > 0 {
 				res.CancelAt(now)
 				b.nextAt = now.Add(d)
-				heap.Push(&s.due, b)
+				s.due.push(b)
 				continue
 			}
 		}
@@ -512,7 +511,7 @@ func (s *scheduler) move(h *host, old *budget, a netip.Addr) {
 	if nb := h.budget; old.nextAt.After(nb.nextAt) {
 		nb.nextAt = old.nextAt
 		if nb.index >= 0 {
-			heap.Fix(&s.due, nb.index)
+			s.due.fix(nb.index)
 		}
 	}
 	for _, t := range s.takeQueued(old, h) {
@@ -534,7 +533,7 @@ func (s *scheduler) takeQueued(b *budget, h *host) []*task {
 	}
 	b.queue, b.head = kept, 0
 	if b.pending() == 0 && b.index >= 0 {
-		heap.Remove(&s.due, b.index)
+		s.due.remove(b.index)
 	}
 	return taken
 }
@@ -629,7 +628,7 @@ func (s *scheduler) completed(c *completion) {
 		s.park(b, c.end)
 	}
 	if b.pending() > 0 {
-		heap.Push(&s.due, b)
+		s.due.push(b)
 	}
 	if r.Verdict.Kind == KindRedirect && r.Err == nil && h.stopped == nil {
 		s.follow(t, r)
