@@ -40,13 +40,23 @@ func (b *budget) pop() *task {
 // dueHeap orders idle budgets with queued work by the time they may send:
 // a binary heap on nextAt, in which each budget keeps its index. It is
 // written out for budgets, rather than through container/heap, as it is
-// on every request's path: no interface call per comparison.
-type dueHeap []*budget
+// on every request's path: no interface call per comparison. Each entry
+// holds its budget's nextAt, so that a sift compares within the array
+// rather than through a pointer to each budget.
+type dueHeap []dueEntry
+
+type dueEntry struct {
+	at time.Time // the budget's nextAt
+	b  *budget
+}
 
 func (h *dueHeap) push(b *budget) {
-	*h = append(*h, b)
+	*h = append(*h, dueEntry{at: b.nextAt, b: b})
 	h.up(len(*h) - 1)
 }
+
+// first is the budget due first; the heap must not be empty.
+func (h dueHeap) first() *budget { return h[0].b }
 
 // pop takes out the budget due first.
 func (h *dueHeap) pop() *budget { return h.remove(0) }
@@ -55,12 +65,12 @@ func (h *dueHeap) pop() *budget { return h.remove(0) }
 func (h *dueHeap) remove(i int) *budget {
 	old := *h
 	n := len(old) - 1
-	b := old[i]
+	b := old[i].b
 	old[i] = old[n]
-	old[n] = nil
+	old[n] = dueEntry{}
 	*h = old[:n]
-	if i < n {
-		h.fix(i)
+	if i < n && !h.down(i) {
+		h.up(i)
 	}
 	b.index = -1
 	return b
@@ -68,46 +78,47 @@ func (h *dueHeap) remove(i int) *budget {
 
 // fix puts the budget at index i in its place after its nextAt changed.
 func (h dueHeap) fix(i int) {
+	h[i].at = h[i].b.nextAt
 	if !h.down(i) {
 		h.up(i)
 	}
 }
 
 func (h dueHeap) up(i int) {
-	b := h[i]
+	e := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !b.nextAt.Before(h[p].nextAt) {
+		if !e.at.Before(h[p].at) {
 			break
 		}
 		h[i] = h[p]
-		h[i].index = i
+		h[i].b.index = i
 		i = p
 	}
-	h[i] = b
-	b.index = i
+	h[i] = e
+	e.b.index = i
 }
 
-// down moves the budget at index i down to its place, and reports
-// whether it moved.
+// down moves the entry at index i down to its place, and reports whether
+// it moved.
 func (h dueHeap) down(i int) bool {
-	b, start, n := h[i], i, len(h)
+	e, start, n := h[i], i, len(h)
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h[r].nextAt.Before(h[c].nextAt) {
+		if r := c + 1; r < n && h[r].at.Before(h[c].at) {
 			c = r
 		}
-		if !h[c].nextAt.Before(b.nextAt) {
+		if !h[c].at.Before(e.at) {
 			break
 		}
 		h[i] = h[c]
-		h[i].index = i
+		h[i].b.index = i
 		i = c
 	}
-	h[i] = b
-	b.index = i
+	h[i] = e
+	e.b.index = i
 	return i > start
 }

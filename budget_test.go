@@ -15,11 +15,15 @@ func TestDueHeapOrder(t *testing.T) {
 	var h dueHeap
 	in := map[*budget]bool{}
 	check := func(step int) {
-		for i, b := range h {
+		for i, e := range h {
+			b := e.b
+			if !e.at.Equal(b.nextAt) {
+				t.Fatalf("step %d: entry %d holds %v, its budget %v", step, i, e.at, b.nextAt)
+			}
 			if b.index != i {
 				t.Fatalf("step %d: budget at %d says index %d", step, i, b.index)
 			}
-			if p := (i - 1) / 2; i > 0 && b.nextAt.Before(h[p].nextAt) {
+			if p := (i - 1) / 2; i > 0 && b.nextAt.Before(h[p].b.nextAt) {
 				t.Fatalf("step %d: %d is due before its parent %d", step, i, p)
 			}
 		}
@@ -35,7 +39,7 @@ func TestDueHeapOrder(t *testing.T) {
 			h.push(b)
 			in[b] = true
 		case op == 1:
-			first := h[0]
+			first := h.first()
 			for b := range in {
 				if b.nextAt.Before(first.nextAt) {
 					t.Fatalf("step %d: popped %v while %v waits", step, first.nextAt, b.nextAt)
@@ -46,11 +50,11 @@ func TestDueHeapOrder(t *testing.T) {
 			}
 			delete(in, first)
 		case op == 2:
-			b := h[rng.IntN(len(h))]
+			b := h[rng.IntN(len(h))].b
 			b.nextAt = at
 			h.fix(b.index)
 		default:
-			b := h[rng.IntN(len(h))]
+			b := h[rng.IntN(len(h))].b
 			if got := h.remove(b.index); got != b || b.index != -1 {
 				t.Fatalf("step %d: remove gave another budget, or one still indexed", step)
 			}

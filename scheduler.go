@@ -236,7 +236,7 @@ func (s *scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
 	if s.running < s.f.set.maxInFlight && len(s.due) > 0 {
-		next, ok = s.due[0].nextAt, true
+		next, ok = s.due.first().nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
 		next, ok = s.relookups[0].retryAt, true
@@ -416,7 +416,7 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 		s.lookups = s.lookups[1:]
 		return job{resolve: h}, true
 	}
-	for len(s.due) > 0 && !s.due[0].nextAt.After(now) && !s.hooks.holdFetches {
+	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.hooks.holdFetches {
 		b := s.due.pop()
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).
@@ -663,8 +663,8 @@ func (s *scheduler) close() {
 			s.finish(b.pop(), &Result{Err: ErrClosed})
 		}
 	}
-	for _, b := range s.due {
-		b.index = -1
+	for _, e := range s.due {
+		e.b.index = -1
 	}
 	s.due = s.due[:0]
 }
