@@ -116,10 +116,18 @@ type robotsGroup struct {
 // nil or empty body gives a Robots that allows everything. Only the first
 // MaxRobotsBytes are read.
 func ParseRobots(body []byte) *Robots {
+	if len(body) == 0 {
+		return noRobots
+	}
 	r := &Robots{records: tokenizeRobots(body), byAgent: map[string][]int{}}
 	r.group()
 	return r
 }
+
+// noRobots is what an empty robots.txt, or none, says: every URL is
+// allowed. A Robots never changes once parsed, so one serves every origin
+// without a file (each 4xx answer, R5.2).
+var noRobots = &Robots{}
 
 // group divides the records into groups (RFC 9309 section 2.1): a
 // User-agent record after a rule starts a new group; rules before the
