@@ -3,8 +3,8 @@ package polite
 import "syscall"
 
 // On Linux the socket itself bounds a connect (R10.2): the kernel sends
-// the SYN synRetries more times, 1 s and then 2 s after the one before,
-// and gives up 4 s after the last, 7 s after the first. No timer is set
+// the SYN synRetries more times and gives up 7 s after the first (with
+// its initial retransmission timeout of 1 s: 1 + 2 + 4). No timer is set
 // per dial.
 const (
 	connectTimeout = 0
