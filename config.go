@@ -45,7 +45,8 @@ type Config struct {
 	// learned of each host (R3.3, R2.6), across runs when it is on disk
 	// (OpenStore). The caller closes it. Nil: nothing is kept beyond the
 	// run. The fetcher holds the run's robots.txt rules and what it
-	// learned of each host itself, and pages are not kept.
+	// learned of each host itself, refusals are only logged, and pages
+	// are not kept.
 	Store Store
 
 	// CoolOff raises how long a host stopped by a refusal is left alone
@@ -54,6 +55,8 @@ type Config struct {
 	CoolOff time.Duration
 
 	// Logger receives refusals and configuration notices. Nil: slog.Default().
+	// The fetcher may log with its scheduling lock held: the Logger's
+	// handler must not call the Fetcher.
 	Logger *slog.Logger
 
 	// Resolver turns host names into addresses. Nil: net.DefaultResolver.

@@ -1,18 +1,38 @@
 package polite
 
-import "syscall"
-
-// On Linux the socket itself bounds a connect (R10.2): the kernel sends
-// the SYN synRetries more times and gives up 7 s after the first (with
-// its initial retransmission timeout of 1 s: 1 + 2 + 4). No timer is set
-// per dial.
-const (
-	connectTimeout = 0
-	synRetries     = 2
+import (
+	"sync"
+	"syscall"
+	"time"
 )
 
-// boundConnect sets the socket's SYN retries before it connects.
-func boundConnect(c syscall.RawConn) error {
+// On Linux the socket itself bounds a connect (R10.2): with TCP_SYNCNT at
+// synRetries the kernel gives up about 7 s after the first SYN. How many
+// SYNs it sends meanwhile depends on the kernel (newer ones resend at a
+// steady pace first). No timer is set per dial.
+const synRetries = 2
+
+// synRetriesWork says whether this kernel takes TCP_SYNCNT; one that does
+// not (a sandbox that stands in for Linux) gets connectTimeout's timer.
+var synRetriesWork = sync.OnceValue(func() bool {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_SYNCNT, synRetries) == nil
+})
+
+// connectBound returns the dialler's timeout and what to set on each
+// socket before it connects.
+func connectBound() (time.Duration, func(syscall.RawConn) error) {
+	if !synRetriesWork() {
+		return connectTimeout, nil
+	}
+	return 0, setSynRetries
+}
+
+func setSynRetries(c syscall.RawConn) error {
 	var err error
 	if cerr := c.Control(func(fd uintptr) {
 		err = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_SYNCNT, synRetries)

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// connectTimeout bounds a connect where the socket cannot (R10.2): a
-// timer per dial.
-const connectTimeout = 10 * time.Second
-
-// boundConnect has nothing to set: connectTimeout bounds the connect.
-func boundConnect(syscall.RawConn) error { return nil }
+// connectBound returns the dialler's timeout and what to set on each
+// socket before it connects: here a timer per dial bounds the connect
+// (R10.2), and nothing is set.
+func connectBound() (time.Duration, func(syscall.RawConn) error) {
+	return connectTimeout, nil
+}

@@ -31,7 +31,8 @@ const MaxRobotsBytes = 500 << 10
 // The nil *Robots allows everything, as does the Robots of an empty body:
 // a site without robots.txt has no rules (RFC 9309 section 2.3.1.3). A
 // Robots is never changed after ParseRobots returns, so it is safe for
-// concurrent use.
+// concurrent use; ParseRobots may return one Robots for many files, so it
+// must not be written through.
 //
 // Parsing follows RFC 9309 and, where the RFC leaves room and does not
 // disagree, Google's reference parser (github.com/google/robotstxt): a

@@ -627,9 +627,7 @@ func (s *scheduler) completed(c *completion) {
 	if !b.parkedUntil.IsZero() && b.parkedUntil.After(c.end) {
 		s.park(b, c.end)
 	}
-	if b.pending() > 0 {
-		s.due.push(b)
-	}
+	s.arm(b)
 	if r.Verdict.Kind == KindRedirect && r.Err == nil && h.stopped == nil {
 		s.follow(t, r)
 		return

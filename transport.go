@@ -15,9 +15,11 @@ import (
 // no bound of its own: Config.Timeout bounds the whole request, headers
 // included, with the worker's one timer (see requestContexts), where a
 // header timeout would start a timer of its own on every request. A
-// connect has a bound of its own (see boundConnect): net/http goes on
+// connect has a bound of its own (see connectBound): net/http goes on
 // dialling after the request that started the dial has ended.
 const (
+	// connectTimeout bounds a connect where the socket cannot.
+	connectTimeout        = 10 * time.Second
 	tlsHandshakeTimeout   = 10 * time.Second
 	maxResponseHeaderSize = 64 << 10
 	// writeBufferSize holds most requests: a GET with the few headers
@@ -45,8 +47,9 @@ func withPin(ctx context.Context, b *budget) context.Context {
 // no http.Client around it: no cookie jar, and no redirect followed inside
 // net/http (each hop is scheduled on its own, R8.3).
 func newTransport(allowPrivate bool) *http.Transport {
+	timeout, bound := connectBound()
 	d := &net.Dialer{
-		Timeout: connectTimeout,
+		Timeout: timeout,
 		// Control sees the address actually dialled, after every layer
 		// above has had its say: the last word on R10.1.
 		Control: func(network, address string, c syscall.RawConn) error {
@@ -57,7 +60,10 @@ func newTransport(allowPrivate bool) *http.Transport {
 			if err := checkAddress(ap.Addr(), allowPrivate); err != nil {
 				return err
 			}
-			return boundConnect(c)
+			if bound != nil {
+				return bound(c)
+			}
+			return nil
 		},
 	}
 	return &http.Transport{
