@@ -20,7 +20,7 @@ var synRetriesWork = sync.OnceValue(func() bool {
 		return false
 	}
 	defer syscall.Close(fd)
-	return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_SYNCNT, synRetries) == nil
+	return setSynRetriesOn(fd) == nil
 })
 
 // connectBound returns the dialler's timeout and what to set on each
@@ -34,10 +34,12 @@ func connectBound() (time.Duration, func(syscall.RawConn) error) {
 
 func setSynRetries(c syscall.RawConn) error {
 	var err error
-	if cerr := c.Control(func(fd uintptr) {
-		err = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_SYNCNT, synRetries)
-	}); cerr != nil {
+	if cerr := c.Control(func(fd uintptr) { err = setSynRetriesOn(int(fd)) }); cerr != nil {
 		return cerr
 	}
 	return err
+}
+
+func setSynRetriesOn(fd int) error {
+	return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_SYNCNT, synRetries)
 }
