@@ -40,8 +40,6 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 		c.err = fmt.Errorf("%w: %v", ErrInvalidURL, err)
 		return c
 	}
-	// Only these headers, set here: no cookies, no Authorization (R8.2).
-	f.headers.set(req.Header, t.host.policy.unrestricted, t.robots != nil)
 	maxBody := f.set.maxBody
 	if t.robots != nil {
 		maxBody = MaxRobotsBytes // the rest is not read (R5.2)
@@ -61,12 +59,8 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 			ifNoneMatch, ifModifiedSince = stored.Header.Get("ETag"), stored.Header.Get("Last-Modified")
 		}
 	}
-	if ifNoneMatch != "" {
-		req.Header.Set("If-None-Match", ifNoneMatch)
-	}
-	if ifModifiedSince != "" {
-		req.Header.Set("If-Modified-Since", ifModifiedSince)
-	}
+	// Only these headers: no cookies, no Authorization (R8.2).
+	req.Header = f.headers.of(t.host.policy.unrestricted, t.robots != nil, ifNoneMatch, ifModifiedSince)
 
 	c.start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)

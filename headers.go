@@ -2,44 +2,63 @@ package polite
 
 import "net/http"
 
-// requestHeaders are the header values every request carries, made once
-// per Fetcher. Requests share the slices, which nothing writes to: a
-// request's own header map costs no allocation per value.
+// requestHeaders are the headers requests carry, made once per Fetcher:
+// the honest User-Agent, marked when robots.txt is not read (R4, R5.6),
+// From when a contact address is configured (R4.2), and Accept. There is
+// one map for each kind of request, shared by every request of that kind
+// and never written after it is made (net/http only reads a request's
+// headers); a conditional request adds its validators to a copy.
 type requestHeaders struct {
-	ua, uaUnrestricted []string
-	from               []string // nil without a contact address
-	acceptPages        []string
-	acceptRobots       []string
+	// byKind is indexed by headerKind(unrestricted, robots).
+	byKind [4]http.Header
 }
 
 func newRequestHeaders(ua, uaUnrestricted, from, accept string) requestHeaders {
-	h := requestHeaders{
-		ua:             []string{ua},
-		uaUnrestricted: []string{uaUnrestricted},
-		acceptPages:    []string{accept},
-		acceptRobots:   []string{"text/plain"},
-	}
-	if from != "" {
-		h.from = []string{from}
+	var h requestHeaders
+	for _, unrestricted := range []bool{false, true} {
+		for _, robots := range []bool{false, true} {
+			m := http.Header{"User-Agent": {ua}, "Accept": {accept}}
+			if unrestricted {
+				m["User-Agent"] = []string{uaUnrestricted}
+			}
+			if robots {
+				m["Accept"] = []string{"text/plain"}
+			}
+			if from != "" {
+				m["From"] = []string{from}
+			}
+			h.byKind[headerKind(unrestricted, robots)] = m
+		}
 	}
 	return h
 }
 
-// set puts the fetcher's headers on a request: the honest User-Agent,
-// marked when robots.txt is not read (R4, R5.6), From when a contact
-// address is configured (R4.2), and Accept.
-func (h *requestHeaders) set(header http.Header, unrestricted, robots bool) {
-	header["User-Agent"] = h.ua
+func headerKind(unrestricted, robots bool) int {
+	k := 0
 	if unrestricted {
-		header["User-Agent"] = h.uaUnrestricted
+		k |= 1
 	}
-	if h.from != nil {
-		header["From"] = h.from
-	}
-	header["Accept"] = h.acceptPages
 	if robots {
-		header["Accept"] = h.acceptRobots
+		k |= 2
 	}
+	return k
+}
+
+// of returns the headers of a request of the kind given, and of a
+// conditional one, with its validators, when either is set (R6.1).
+func (h *requestHeaders) of(unrestricted, robots bool, ifNoneMatch, ifModifiedSince string) http.Header {
+	m := h.byKind[headerKind(unrestricted, robots)]
+	if ifNoneMatch == "" && ifModifiedSince == "" {
+		return m
+	}
+	m = m.Clone()
+	if ifNoneMatch != "" {
+		m["If-None-Match"] = []string{ifNoneMatch}
+	}
+	if ifModifiedSince != "" {
+		m["If-Modified-Since"] = []string{ifModifiedSince}
+	}
+	return m
 }
 
 // Response header keys read on every response, in canonical form. The

@@ -2,6 +2,7 @@ package polite
 
 import (
 	"net/http"
+	"reflect"
 	"testing"
 )
 
@@ -30,5 +31,40 @@ func TestHeaderValueIsGet(t *testing.T) {
 	}
 	if got := headerValue(h, keyDate); got != "" {
 		t.Errorf("headerValue of an absent key = %q", got)
+	}
+}
+
+// R4, R6.1, R8.2: each kind of request gets its headers, and a conditional
+// request's validators go on a copy: the maps shared by every request of a
+// kind never carry one request's validators to the next.
+func TestRequestHeadersOfEachKind(t *testing.T) {
+	h := newRequestHeaders("UA", "UA-unrestricted", "ops@example.org", "text/html")
+	check := func(got http.Header, unrestricted, robots bool, etag, modified string) {
+		t.Helper()
+		ua, accept := "UA", "text/html"
+		if unrestricted {
+			ua = "UA-unrestricted"
+		}
+		if robots {
+			accept = "text/plain"
+		}
+		want := http.Header{"User-Agent": {ua}, "Accept": {accept}, "From": {"ops@example.org"}}
+		if etag != "" {
+			want["If-None-Match"] = []string{etag}
+		}
+		if modified != "" {
+			want["If-Modified-Since"] = []string{modified}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("unrestricted=%v robots=%v: %v, want %v", unrestricted, robots, got, want)
+		}
+	}
+	const modified = "Mon, 30 Nov 2026 06:00:00 GMT"
+	for _, unrestricted := range []bool{false, true} {
+		for _, robots := range []bool{false, true} {
+			check(h.of(unrestricted, robots, `"v1"`, modified), unrestricted, robots, `"v1"`, modified)
+			check(h.of(unrestricted, robots, "", modified), unrestricted, robots, "", modified)
+			check(h.of(unrestricted, robots, "", ""), unrestricted, robots, "", "")
+		}
 	}
 }
