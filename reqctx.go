@@ -3,6 +3,7 @@ package polite
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -35,13 +36,24 @@ func (e *requestTimeoutError) Timeout() bool { return true }
 // allocations, the timer and the lock on the fetcher's context that every
 // request would otherwise take. A worker keeps a second set for its host
 // lookups, with their own timeout.
+//
+// The timer is not set again for each request. A request notes its
+// deadline; when the timer fires it ends a request past its deadline, is
+// set again for a request that began since it was set, and rests while no
+// request is in flight. A busy worker's timer so fires about once per
+// timeout, and no request is cut before its own deadline.
 type requestContexts struct {
 	parent  context.Context
 	timeout time.Duration
 	cause   *requestTimeoutError // what the timer cancels with
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	timer   *time.Timer
+
+	mu       sync.Mutex // guards what follows against the timer's call
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	timer    *time.Timer
+	deadline time.Time // of the request in flight; zero between requests
+	armed    bool      // the timer will fire
+	spent    bool      // the timer cancelled ctx: the next request needs a new one
 }
 
 func newRequestContexts(parent context.Context, timeout time.Duration) *requestContexts {
@@ -55,27 +67,51 @@ func newLookupContexts(parent context.Context, timeout time.Duration) *requestCo
 
 // begin returns the context for the next request and starts its clock.
 func (rc *requestContexts) begin() context.Context {
+	deadline := time.Now().Add(rc.timeout)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
 	if rc.ctx == nil {
 		rc.ctx, rc.cancel = context.WithCancelCause(rc.parent)
-		cancel, cause := rc.cancel, rc.cause
-		rc.timer = time.AfterFunc(rc.timeout, func() { cancel(cause) })
-		return rc.ctx
+		rc.spent, rc.armed = false, true
+		rc.timer = time.AfterFunc(rc.timeout, rc.fire)
+	} else if !rc.armed {
+		rc.armed = true
+		rc.timer.Reset(rc.timeout)
 	}
-	rc.timer.Reset(rc.timeout)
+	rc.deadline = deadline
 	return rc.ctx
 }
 
-// end stops the request's clock. When the timer fired, or is firing, the
-// context is spent: the next request gets a fresh one.
+// fire is the timer's call.
+func (rc *requestContexts) fire() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	switch left := time.Until(rc.deadline); {
+	case rc.spent || rc.deadline.IsZero():
+		rc.armed = false // no request in flight: rest until the next
+	case left > 0:
+		rc.timer.Reset(left) // a request that began since the timer was set
+	default:
+		rc.armed, rc.spent = false, true
+		rc.cancel(rc.cause)
+	}
+}
+
+// end stops the request's clock. When the timer has cancelled the
+// context, the context is spent: the next request gets a fresh one.
 func (rc *requestContexts) end() {
-	if !rc.timer.Stop() {
-		rc.cancel(nil)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.deadline = time.Time{}
+	if rc.spent {
 		rc.ctx, rc.cancel, rc.timer = nil, nil, nil
 	}
 }
 
 // close releases the current context, if any.
 func (rc *requestContexts) close() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
 	if rc.ctx != nil {
 		rc.timer.Stop()
 		rc.cancel(nil)

@@ -42,3 +42,29 @@ func TestRequestContexts(t *testing.T) {
 	}
 	rc.end()
 }
+
+// R10.2: a request that begins while the timer is still set for an
+// earlier request's deadline runs to its own deadline, and is then cut.
+// The pause between the two requests is what sets the deadlines apart.
+func TestRequestContextsLaterRequestKeepsItsTime(t *testing.T) {
+	const timeout = 40 * time.Millisecond
+	rc := newRequestContexts(context.Background(), timeout)
+	defer rc.close()
+	rc.begin()
+	rc.end()
+	time.Sleep(timeout / 2)
+	start := time.Now()
+	ctx := rc.begin()
+	<-ctx.Done()
+	if waited := time.Since(start); waited < timeout {
+		t.Errorf("cut after %v, before its own timeout of %v", waited, timeout)
+	}
+	if _, ok := timedOut(ctx); !ok {
+		t.Errorf("cause %v, want the request timeout", context.Cause(ctx))
+	}
+	rc.end()
+	if next := rc.begin(); next == ctx || next.Err() != nil {
+		t.Errorf("after a timeout: same context %v, err %v; want a fresh live one", next == ctx, next.Err())
+	}
+	rc.end()
+}
