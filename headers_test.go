@@ -64,7 +64,16 @@ func TestRequestHeadersOfEachKind(t *testing.T) {
 		for _, robots := range []bool{false, true} {
 			check(h.of(unrestricted, robots, `"v1"`, modified), unrestricted, robots, `"v1"`, modified)
 			check(h.of(unrestricted, robots, "", modified), unrestricted, robots, "", modified)
+			check(h.of(unrestricted, robots, `"v2"`, ""), unrestricted, robots, `"v2"`, "")
 			check(h.of(unrestricted, robots, "", ""), unrestricted, robots, "", "")
 		}
+	}
+	// Without a contact address, no From at all (R4.2).
+	plain := newRequestHeaders("UA", "UA-unrestricted", "", "text/html")
+	if got := plain.of(false, false, `"v1"`, ""); len(got["From"]) != 0 || got.Get("If-None-Match") != `"v1"` {
+		t.Errorf("no contact: %v", got)
+	}
+	if got := plain.of(true, true, "", ""); len(got["From"]) != 0 || got.Get("User-Agent") != "UA-unrestricted" {
+		t.Errorf("no contact: %v", got)
 	}
 }
