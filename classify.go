@@ -17,7 +17,8 @@ type Kind uint8
 
 // The kinds of response, and what the fetcher does about each.
 const (
-	KindOK            Kind = iota // content: keep it
+	KindNone          Kind = iota // no response came: the request failed, or was never made
+	KindOK                        // content: keep it
 	KindNotModified               // 304: the stored copy is current (R6)
 	KindRedirect                  // 3xx with a Location: a new request, on its host's budget (R8.3)
 	KindNotFound                  // 404, 410 and other 4xx that are not refusals: no page here
@@ -27,6 +28,7 @@ const (
 )
 
 var kindNames = [...]string{
+	KindNone:          "none",
 	KindOK:            "ok",
 	KindNotModified:   "not-modified",
 	KindRedirect:      "redirect",
@@ -37,6 +39,7 @@ var kindNames = [...]string{
 }
 
 var kindMeanings = [...]string{
+	KindNone:          "no response: the request failed before a status came, or was never made",
 	KindOK:            "content: the page is kept",
 	KindNotModified:   "not modified: the stored copy is still current",
 	KindRedirect:      "a redirect: the new URL is a new request, paced by its own host",
@@ -63,7 +66,8 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Verdict is what Classify makes of a response (R3.5).
+// Verdict is what Classify makes of a response (R3.5). The zero Verdict,
+// of Kind KindNone, is that of no response at all: it never reads as ok.
 type Verdict struct {
 	Kind Kind
 	// RetryAfter is the wait the server asked for, when it sent a valid
@@ -117,10 +121,11 @@ const classifyPrefix = 64 << 10
 // Classify says what a response means (R3.5): given its status, headers and
 // the start of its body, whether it is content, a redirect, a page that is
 // not there, a rate limit or server failure (and how long to wait), or a
-// refusal that stops the host: 402, 403, or a challenge page — a bot check
-// or CAPTCHA interstitial, whatever its status. A normal page that merely
-// embeds a CAPTCHA in a form is content. Classify reads at most the first
-// 64 KiB of body and never fails.
+// refusal that stops the host: 402, 403, 999 (a bot block), or a challenge
+// page — a bot check or CAPTCHA interstitial, whatever its status. A normal
+// page that merely embeds a CAPTCHA in a form is content. A status outside
+// 200–599 is a server failure; a 3xx without a Location is no page.
+// Classify reads at most the first 64 KiB of body and never fails.
 func Classify(status int, header http.Header, body []byte) Verdict {
 	return classifyAt(status, header, body, time.Now())
 }
@@ -151,6 +156,12 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 	case status == http.StatusForbidden:
 		v.Kind = KindRefused
 		v.Note = "forbidden: the host is stopped for the run; no retry with another identity"
+	case status == statusBotBlock:
+		v.Kind = KindRefused
+		v.Note = "status 999, a known bot block: the host is stopped for the run"
+	case status < 200 || status > 599:
+		v.Kind = KindServerFailure
+		v.Note = "a status outside HTTP's classes: counted as a server failure"
 	case status == http.StatusTooManyRequests:
 		v.Kind = KindRateLimited
 	case status >= 500 && status <= 599:
@@ -159,6 +170,9 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 		v.Kind = KindNotModified
 	case status >= 300 && status <= 399 && headerValue(header, keyLocation) != "":
 		v.Kind = KindRedirect
+	case status >= 300 && status <= 399:
+		v.Kind = KindNotFound
+		v.Note = "a redirect without a Location: nothing to follow"
 	case status >= 400 && status <= 499:
 		v.Kind = KindNotFound
 		if status == http.StatusUnauthorized {
@@ -172,6 +186,10 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 	}
 	return v
 }
+
+// statusBotBlock is the status some large sites answer crawlers with
+// instead of 403 (LinkedIn's 999): a refusal (R3.1).
+const statusBotBlock = 999
 
 // challenge is what detectChallenge found.
 type challenge struct{ vendor, evidence string }

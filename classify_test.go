@@ -97,7 +97,11 @@ func TestClassifyStatuses(t *testing.T) {
 		{"200", 200, nil, page, KindOK, 0, false},
 		{"304", 304, nil, nil, KindNotModified, 0, false},
 		{"301 with Location", 301, h("Location", "/x"), nil, KindRedirect, 0, false},
-		{"302 without Location", 302, nil, nil, KindOK, 0, false},
+		{"302 without Location is no page", 302, nil, nil, KindNotFound, 0, false},
+		{"300 without Location is no page", 300, nil, nil, KindNotFound, 0, false},
+		{"999, a bot block, is a refusal (R3.1)", 999, nil, page, KindRefused, 0, false},
+		{"a status beyond 5xx is a failure", 600, h("Retry-After", "5"), nil, KindServerFailure, 5 * time.Second, true},
+		{"a 1xx as the final answer is a failure", 199, nil, nil, KindServerFailure, 0, false},
 		{"404", 404, nil, page, KindNotFound, 0, false},
 		{"410", 410, nil, nil, KindNotFound, 0, false},
 		{"401 is not a refusal of the host", 401, nil, nil, KindNotFound, 0, false},
@@ -120,6 +124,19 @@ func TestClassifyStatuses(t *testing.T) {
 		v := classifyAt(c.status, c.header, c.body, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		if v.Kind != c.kind || v.RetryAfter != c.wait || v.HasRetryAfter != c.has {
 			t.Errorf("%s: %+v, want %v wait %v (%v)", c.name, v, c.kind, c.wait, c.has)
+		}
+	}
+}
+
+// A Verdict of no response never reads as ok (R3.5).
+func TestZeroVerdictIsNoResponse(t *testing.T) {
+	var v Verdict
+	if v.Kind == KindOK || v.Kind.String() != "none" || strings.HasPrefix(v.String(), "ok") {
+		t.Errorf("zero Verdict: kind %v, %q", v.Kind, v.String())
+	}
+	for _, status := range []int{200, 404, 500} {
+		if Classify(status, nil, nil).Kind == KindNone {
+			t.Errorf("Classify(%d) says no response", status)
 		}
 	}
 }
