@@ -477,3 +477,25 @@ func TestShortURL(t *testing.T) {
 		}
 	}
 }
+
+func TestCut(t *testing.T) {
+	f := New(nil)
+	defer f.Close()
+	body := []byte("0123456789")
+	addSite(t, f, Site{Name: "cut.test", Pages: map[string]Page{
+		"/length":  {Cut: true, Body: body},
+		"/chunked": {Cut: true, Chunked: true, Body: body},
+	}})
+	c := client(t, f, 0, netip.Addr{})
+	for path, wantLength := range map[string]int64{"/length": 10, "/chunked": -1} {
+		resp, err := c.Get(f.URL("cut.test", path))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.ContentLength != wantLength || err == nil || string(got) != "01234" {
+			t.Errorf("%s: length %d, read %q, %v; want length %d, %q and an error", path, resp.ContentLength, got, err, wantLength, "01234")
+		}
+	}
+}

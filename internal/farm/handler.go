@@ -127,7 +127,7 @@ func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end
 	}
 	// A slow or hanging body is sent chunked, as a real server streaming
 	// it would, so the client cannot tell in advance how much is coming.
-	slow := p.Hang || p.BodyDelay > 0
+	slow := p.Hang || p.BodyDelay > 0 || p.Chunked
 	if !slow && h.Get("Content-Length") == "" {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
@@ -140,6 +140,11 @@ func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end
 		case <-f.done:
 		}
 		return
+	}
+	if p.Cut {
+		writeFlush(w, body[:len(body)/2])
+		end()
+		panic(http.ErrAbortHandler) // drops the connection mid-body
 	}
 	if p.BodyDelay > 0 {
 		half := len(body) / 2

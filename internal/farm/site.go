@@ -50,6 +50,12 @@ type Page struct {
 	// Hang writes the headers and half the body, flushes, then blocks until
 	// the client goes away or the farm closes: a server that never finishes.
 	Hang bool
+	// Cut writes the headers, announcing the whole body's length unless
+	// Chunked is set, then half the body, and drops the connection: a
+	// body cut short.
+	Cut bool
+	// Chunked sends the body without a Content-Length, in chunks.
+	Chunked bool
 	// Redirect is the Location header value.
 	Redirect string
 	// Entered, when set, receives the request's path as the handler
