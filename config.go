@@ -19,6 +19,9 @@ const (
 	DefaultMaxInFlight  = 64
 	DefaultMaxBodyBytes = 10 << 20
 	DefaultTimeout      = 60 * time.Second
+	// DefaultRetries is how many times a transient failure is tried
+	// again, and the most Config.Retries may ask for (R11.3).
+	DefaultRetries = 3
 	// MaxTimeout bounds Config.Timeout: no server holds a worker longer (R10.2).
 	MaxTimeout = 10 * time.Minute
 	// MaxURLLength is the longest URL the fetcher accepts (R10.2).
@@ -70,6 +73,13 @@ type Config struct {
 	// link-local and other non-public addresses (R10.1): for tests and
 	// intranets. Off by default, because links are written by strangers.
 	AllowPrivateNetworks bool
+
+	// Retries is how many more times a URL whose request failed
+	// transiently (429, 5xx, a timeout, a connection error, a body cut
+	// short) is asked, each time after the backoff its failure set on the
+	// host, before its Result carries the last error (R11.3). Zero:
+	// DefaultRetries; negative: never; above DefaultRetries: DefaultRetries.
+	Retries int
 
 	// MaxInFlight bounds the requests in flight over all budgets (and the
 	// fetcher's worker goroutines). Zero: DefaultMaxInFlight.
@@ -163,6 +173,7 @@ type settings struct {
 	resolver     Resolver
 	allowPrivate bool
 	maxInFlight  int
+	retries      int
 	pacing       pacing
 	maxBody      int64
 	timeout      time.Duration
@@ -186,6 +197,7 @@ func (c Config) settle() (settings, error) {
 		resolver:     c.Resolver,
 		allowPrivate: c.AllowPrivateNetworks,
 		maxInFlight:  c.MaxInFlight,
+		retries:      c.Retries,
 		pacing:       pacing{floor: c.MinRest, factor: c.DurationFactor},
 		maxBody:      c.MaxBodyBytes,
 		timeout:      c.Timeout,
@@ -208,6 +220,15 @@ func (c Config) settle() (settings, error) {
 	}
 	if s.maxInFlight <= 0 {
 		s.maxInFlight = DefaultMaxInFlight
+	}
+	switch {
+	case s.retries == 0:
+		s.retries = DefaultRetries
+	case s.retries < 0:
+		s.retries = 0
+	case s.retries > DefaultRetries:
+		s.logger.Warn("polite: Retries above the bound, lowered", "given", s.retries, "bound", DefaultRetries, "rule", "R11.3")
+		s.retries = DefaultRetries
 	}
 	if s.pacing.floor < MinRest {
 		if s.pacing.floor != 0 {

@@ -28,6 +28,12 @@ var (
 	// Result holds the first MaxBodyBytes and Truncated is set (R8.1, R10.2).
 	ErrBodyTooLarge = errors.New("polite: body over the size cap")
 
+	// ErrIncompleteBody: the response's body did not arrive whole — the
+	// connection was cut, a chunked or compressed stream broke off, or it
+	// stalled past Config.Timeout. It counts as a failure of the host,
+	// whatever the status (R2.5, R3.2); the error says how many bytes came.
+	ErrIncompleteBody = errors.New("polite: body incomplete")
+
 	// ErrTooManyRedirects: more than five redirects in a row (R8.3).
 	ErrTooManyRedirects = errors.New("polite: too many redirects")
 

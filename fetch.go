@@ -99,7 +99,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	c.end = f.clk.Now()
 	switch {
 	case err != nil:
-		c.err = f.requestError(ctx, t.url(), err)
+		c.err = f.bodyError(ctx, t.url(), len(c.body), size, err)
 	case c.truncated && t.robots == nil:
 		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
 	}
@@ -225,6 +225,23 @@ func readCapped(r io.Reader, max, size int64) ([]byte, bool, error) {
 			return buf, false, err
 		}
 	}
+}
+
+// bodyError names a body that did not arrive whole (R2.5): the URL, the
+// bytes read of those announced, and the cause. One cut by Close is
+// ErrClosed.
+func (f *Fetcher) bodyError(ctx context.Context, u string, got int, announced int64, err error) error {
+	if f.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	if te, ok := timedOut(ctx); ok {
+		err = te // it stalled: said as a timeout, not a cancellation
+	}
+	of := "an unannounced length"
+	if announced >= 0 {
+		of = fmt.Sprintf("%d", announced)
+	}
+	return fmt.Errorf("%w: %d bytes of %s read: %w", ErrIncompleteBody, got, of, &url.Error{Op: "Get", URL: u, Err: err})
 }
 
 // requestError names a failure: one caused by Close is ErrClosed, one

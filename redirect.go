@@ -38,6 +38,7 @@ func (s *scheduler) follow(t *task, r *Result) {
 		Addr: r.Addr, Started: r.Started, Duration: r.Duration, Rest: r.Rest,
 	})
 	t.setURL(target)
+	t.rare.retries = 0 // a new URL: its own tries (R11.3)
 	if e := s.trapped(t, name, false); e != nil {
 		s.dropTrap(t, e)
 		return

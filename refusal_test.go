@@ -21,7 +21,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 	h := r.site(farm.Site{Name: "busy.test", Pages: map[string]farm.Page{
 		"/a": {Status: 429, Header: http.Header{"Retry-After": {"120"}}},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{})
 	a := r.farm.URL(h, "/a")
 	r.add(a, r.farm.URL(h, "/b"), r.farm.URL(h, "/c"))
 	res := r.results(3)
@@ -43,7 +43,7 @@ func TestRetryAfterDate(t *testing.T) {
 			"Retry-After": {"Thu, 01 Jan 2026 00:01:30 GMT"},
 		}},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{})
 	a := r.farm.URL(h, "/a")
 	r.add(a, r.farm.URL(h, "/b"))
 	res := r.results(2)
@@ -64,7 +64,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 	h := r.site(farm.Site{Name: "flaky.test", Pages: map[string]farm.Page{
 		"/f1": fail, "/f2": fail, "/f3": fail, "/f4": fail,
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0.5 }})
+	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{rand: func() float64 { return 0.5 }})
 	var urls []string
 	for _, p := range []string{"/f1", "/f2", "/f3", "/f4", "/ok1", "/ok2"} {
 		urls = append(urls, r.farm.URL(h, p))

@@ -33,6 +33,10 @@ type Result struct {
 
 	// Err is nil for a page, and says why otherwise (R11.1).
 	Err error
+	// Attempts is how many requests were made for FinalURL: 1, or more
+	// when it failed transiently and was tried again on its host's
+	// backoff (R11.3); 0 when none was.
+	Attempts int
 	// Verdict is what the last response meant (R3.5); zero when there was
 	// no response.
 	Verdict Verdict

@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -589,10 +590,12 @@ func (s *scheduler) completed(c *completion) {
 			// A robots.txt behind a login is a refusal (R5.2).
 			r.Verdict.Kind, r.Verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
 		}
-		failed = r.Verdict.Failure()
+		// A body that did not arrive whole fails whatever the status (R2.5).
+		failed = r.Verdict.Failure() || errors.Is(c.err, ErrIncompleteBody)
 	} else {
 		failed = isNetworkFailure(c.err)
 	}
+	untrusted := certificateFailure(c.err)
 	learned := t.robots != nil && s.learnRobots(t.robots, c, r.Verdict)
 	o := outcome{duration: r.Duration, crawlDelay: b.crawlDelay,
 		retryAfter: r.Verdict.RetryAfter, hasRetry: r.Verdict.HasRetryAfter}
@@ -621,13 +624,19 @@ func (s *scheduler) completed(c *completion) {
 	switch {
 	case r.Verdict.Kind == KindRefused:
 		s.stop(h, r.Err, c.end)
+	case untrusted:
+		s.stop(h, fmt.Errorf("%w: %s: %w", ErrCertificate, h.name, r.Err), c.end)
 	case h.failures >= FailuresToStop:
-		s.stop(h, fmt.Errorf("%w: %d, the last %v", ErrFailures, h.failures, r.Err), c.end)
+		s.stop(h, fmt.Errorf("%w: %d, the last: %w", ErrFailures, h.failures, r.Err), c.end)
 	}
 	if !b.parkedUntil.IsZero() && b.parkedUntil.After(c.end) {
 		s.park(b, c.end)
 	}
 	s.arm(b)
+	r.Attempts = 1 + t.retries()
+	if failed && t.robots == nil && s.retry(t) {
+		return
+	}
 	if r.Verdict.Kind == KindRedirect && r.Err == nil && h.stopped == nil {
 		s.follow(t, r)
 		return
@@ -637,6 +646,27 @@ func (s *scheduler) completed(c *completion) {
 		return
 	}
 	s.finish(t, r)
+}
+
+// retry puts a page whose request failed transiently (R2.5) back first in
+// its host's queue, to be asked again when the backoff that failure set
+// has passed, at most Config.Retries times (R11.3). It reports whether it
+// did; a stopped or parked host's URL is answered instead.
+func (s *scheduler) retry(t *task) bool {
+	h := t.host
+	if h.stopped != nil || t.retries() >= s.f.set.retries || h.budget.parkedUntil.After(s.clk.Now()) {
+		return false
+	}
+	if t.rare == nil {
+		t.rare = &taskRare{}
+	}
+	t.rare.retries++
+	if h.resolving { // looked up again meanwhile: it waits with the others
+		h.waiting = append(h.waiting, t)
+		return true
+	}
+	s.enqueueFront(h.budget, t)
+	return true
 }
 
 // close ends the run: every queued URL gets ErrClosed now; requests in
@@ -677,5 +707,8 @@ func (s *scheduler) finish(t *task, r *Result) {
 	r.URL = t.raw
 	r.FinalURL = t.url()
 	r.Redirects = t.hops()
+	if r.Attempts == 0 {
+		r.Attempts = t.retries() // tried before it was turned away
+	}
 	s.f.results.push(r)
 }

@@ -20,7 +20,7 @@ type Stats struct {
 	Requests int // requests made, robots.txt included
 	Bytes    int64
 	// Refusals counts the hosts stopped in this run, by kind:
-	// "refused", "challenge", "failures".
+	// "refused", "challenge", "failures", "certificate".
 	Refusals map[string]int
 	// Traps counts the URLs dropped as traps, by kind (R9).
 	Traps map[string]int
@@ -99,6 +99,8 @@ func (s *scheduler) snapshot() Stats {
 func stopKind(cause error) string {
 	var ref *RefusalError
 	switch {
+	case errors.Is(cause, ErrCertificate):
+		return "certificate"
 	case !errors.As(cause, &ref):
 		return "failures"
 	case ref.Verdict.Challenge:

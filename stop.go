@@ -2,6 +2,8 @@ package polite
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"time"
@@ -24,10 +26,32 @@ func responseError(host, url string, status int, v Verdict, at time.Time) error 
 
 // isNetworkFailure says whether a request error counts as a failure of the
 // host (timeouts, resets, refused connections), rather than of the fetcher
-// (closed) or of the page (too large, invalid).
+// (closed), of the page (too large, invalid) or of the host's certificate
+// (which stops it at once, see certificateFailure).
 func isNetworkFailure(err error) bool {
 	return err != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, ErrBodyTooLarge) &&
-		!errors.Is(err, ErrInvalidURL) && !errors.Is(err, context.Canceled)
+		!errors.Is(err, ErrInvalidURL) && !errors.Is(err, context.Canceled) && !certificateFailure(err)
+}
+
+// ErrCertificate: the host's TLS certificate did not verify (wrong name,
+// unknown authority, expired…). The host is stopped for the run at once,
+// with nothing fetched from it; its address is not backed off, and no
+// cool-off is kept across runs, as it is not a refusal. The cause of the
+// *StoppedError keeps the x509 error for errors.As.
+var ErrCertificate = errors.New("polite: certificate not trusted")
+
+// certificateFailure says whether a request failed because the server's
+// certificate did not verify: a fact about that host, not a failure of
+// its address.
+func certificateFailure(err error) bool {
+	if err == nil {
+		return false
+	}
+	var cv *tls.CertificateVerificationError
+	var host x509.HostnameError
+	var ca x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &cv) || errors.As(err, &host) || errors.As(err, &ca) || errors.As(err, &invalid)
 }
 
 // stop ends a host for the run (R3.1, R3.2): the cause is logged, with the
@@ -42,14 +66,20 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 		s.counts.refusals = make(map[string]int)
 	}
 	s.counts.refusals[stopKind(cause)]++
-	s.recordStop(h, cause, at)
 	attrs := []any{"host", h.name, "time", at, "cause", cause.Error()}
 	var ref *RefusalError
-	if errors.As(cause, &ref) {
+	switch {
+	case errors.Is(cause, ErrCertificate):
+		// Not a refusal: nothing is kept for later runs (R3.3).
+		attrs = append(attrs, "kind", "certificate")
+		s.f.set.logger.Warn("polite: certificate not trusted; host stopped for the run", attrs...)
+	case errors.As(cause, &ref):
+		s.recordStop(h, cause, at)
 		attrs = append(attrs, "url", ref.URL, "status", ref.Status, "kind", ref.Verdict.Kind.String(),
 			"challenge", ref.Verdict.Challenge, "vendor", ref.Verdict.Vendor, "evidence", ref.Verdict.Evidence)
 		s.f.set.logger.Warn("polite: refused; host stopped for the run", attrs...)
-	} else {
+	default:
+		s.recordStop(h, cause, at)
 		attrs = append(attrs, "kind", "failures", "failures", h.failures)
 		s.f.set.logger.Warn("polite: failures in a row; host stopped for the run", attrs...)
 	}

@@ -24,6 +24,17 @@ type taskRare struct {
 	hops []Hop  // redirects followed (R8.3)
 	// Validators of a stored robots.txt copy, for a conditional refresh (R5.3).
 	ifNoneMatch, ifModifiedSince string
+	// retries are the requests of the current URL that failed transiently
+	// and were tried again (R11.3).
+	retries int
+}
+
+// retries is how many times the current URL was tried again.
+func (t *task) retries() int {
+	if t.rare == nil {
+		return 0
+	}
+	return t.rare.retries
 }
 
 // hops are the redirects followed so far.
