@@ -31,9 +31,12 @@ const maxRetryAfter = 100 * 365 * 24 * time.Hour
 // delay-seconds, or an HTTP-date in any of the three forms a recipient
 // must accept (IMF-fixdate, RFC 850, asctime). A date counts from the
 // response's Date header when that is valid (the server's clock, so skew
-// does not matter), else from now. A date in the past means wait 0 (the
-// floor still applies). Anything else — negative, fractional, empty,
-// several values, garbage — is absent: ok is false.
+// does not matter), else from now. A date that is not ahead of that — in
+// the past, or equal to it, which asks for no wait at all — is absent
+// (R2.4): ok is false, so a failure gets the growing backoff of R2.5
+// rather than a wait of 0. So is anything else that is not the grammar:
+// negative, fractional, empty, several values, garbage. Delay-seconds of
+// 0 is the grammar: wait 0, ok.
 func ParseRetryAfter(value, date string, now time.Time) (wait time.Duration, ok bool) {
 	v := strings.TrimSpace(value)
 	if v == "" {
@@ -59,8 +62,8 @@ func ParseRetryAfter(value, date string, now time.Time) (wait time.Duration, ok 
 		from = d
 	}
 	wait = at.Sub(from)
-	if wait < 0 {
-		return 0, true
+	if wait <= 0 {
+		return 0, false
 	}
 	return min(wait, maxRetryAfter), true
 }

@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,10 +35,20 @@ func TestParseRetryAfter(t *testing.T) {
 		// RFC 850 and asctime, which recipients must accept.
 		{"Sunday, 29-Nov-26 12:10:00 GMT", "", 10 * time.Minute, true},
 		{"Sun Nov 29 12:00:45 2026", "", 45 * time.Second, true},
-		// A date in the past: wait 0, the floor still applies.
-		{"Thu, 01 Jan 2026 00:00:00 GMT", "", 0, true},
+		// A date in the past counts as absent (R2.4): the backoff of
+		// R2.5 applies, not a wait of 0.
+		{"Thu, 01 Jan 2026 00:00:00 GMT", "", 0, false},
+		{"Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 29 Nov 2026 12:00:00 GMT", 0, false},
+		// Past by the server's clock, though ahead of ours: absent.
+		{"Sun, 29 Nov 2026 12:01:00 GMT", "Sun, 29 Nov 2026 12:05:00 GMT", 0, false},
+		// A date equal to the Date header, or to now, asks for no wait at
+		// all: absent too.
+		{"Sun, 29 Nov 2026 12:05:00 GMT", "Sun, 29 Nov 2026 12:05:00 GMT", 0, false},
+		{"Sun, 29 Nov 2026 12:00:00 GMT", "", 0, false},
+		// One second ahead is a wait.
+		{"Sun, 29 Nov 2026 12:00:01 GMT", "", time.Second, true},
 		// RFC 850 two-digit year more than 50 years ahead means the past.
-		{"Friday, 01-Jan-77 00:00:00 GMT", "", 0, true},
+		{"Friday, 01-Jan-77 00:00:00 GMT", "", 0, false},
 		{"Mon, 32 Jan 2026 00:00:00 GMT", "", 0, false},
 	}
 	for _, c := range cases {
@@ -105,7 +116,7 @@ func TestSettleBackoff(t *testing.T) {
 }
 
 // FuzzRetryAfter: any value and Date give a non-negative, bounded wait,
-// never a panic.
+// never a panic, and never a wait of 0 from a date.
 func FuzzRetryAfter(f *testing.F) {
 	for _, s := range []string{"120", "-5", "1.5", "", "Thu, 01 Jan 2026 00:02:00 GMT",
 		"Sunday, 29-Nov-26 12:10:00 GMT", "Sun Nov 29 12:00:45 2026", "99999999999999999999"} {
@@ -116,6 +127,11 @@ func FuzzRetryAfter(f *testing.F) {
 		wait, ok := ParseRetryAfter(value, date, now)
 		if wait < 0 || wait > maxRetryAfter || (!ok && wait != 0) {
 			t.Fatalf("ParseRetryAfter(%q, %q) = %v, %v", value, date, wait, ok)
+		}
+		// Only delay-seconds can ask for no wait: a date that is not
+		// ahead counts as absent (R2.4).
+		if ok && wait == 0 && !isDigits(strings.TrimSpace(value)) {
+			t.Fatalf("ParseRetryAfter(%q, %q) = 0, true for a date", value, date)
 		}
 	})
 }

@@ -71,8 +71,9 @@ func (k Kind) String() string {
 type Verdict struct {
 	Kind Kind
 	// RetryAfter is the wait the server asked for, when it sent a valid
-	// Retry-After; HasRetryAfter says whether it did. Without one, a
-	// failure is followed by a growing backoff.
+	// Retry-After; HasRetryAfter says whether it did. A date in the past
+	// or garbage counts as none (R2.4). Without one, a failure is followed
+	// by a growing backoff.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
 	// Challenge is set when the response is a bot check or CAPTCHA page;

@@ -112,6 +112,11 @@ func TestClassifyStatuses(t *testing.T) {
 		{"429 garbage", 429, h("Retry-After", "soon"), nil, KindRateLimited, 0, false},
 		{"429 two values", 429, h("Retry-After", "5", "Retry-After", "10"), nil, KindRateLimited, 0, false},
 		{"503 without", 503, nil, page, KindServerFailure, 0, false},
+		// R2.4: a date in the past counts as absent, so R2.5's backoff applies.
+		{"503 with a past date", 503, h("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"), nil, KindServerFailure, 0, false},
+		{"429 with a past date by the Date header", 429, h("Retry-After", "Thu, 01 Jan 2026 00:01:00 GMT", "Date", "Thu, 01 Jan 2026 00:02:00 GMT"), nil, KindRateLimited, 0, false},
+		{"503 with a date equal to Date", 503, h("Retry-After", "Thu, 01 Jan 2026 00:02:00 GMT", "Date", "Thu, 01 Jan 2026 00:02:00 GMT"), nil, KindServerFailure, 0, false},
+		{"503 with a future date", 503, h("Retry-After", "Thu, 01 Jan 2026 00:02:00 GMT", "Date", "Thu, 01 Jan 2026 00:00:00 GMT"), nil, KindServerFailure, 2 * time.Minute, true},
 		{"500", 500, nil, nil, KindServerFailure, 0, false},
 		{"Retry-After on a 200 sets no wait", 200, h("Retry-After", "60"), page, KindOK, 0, false},
 		{"decisive header on a 200", 200, h("Cf-Mitigated", "challenge"), page, KindRefused, 0, false},
@@ -145,6 +150,15 @@ func TestZeroVerdictIsNoResponse(t *testing.T) {
 func TestVerdictString(t *testing.T) {
 	v := Classify(429, http.Header{"Retry-After": {"120"}}, nil)
 	if got, want := v.String(), "rate-limited, wait 2m0s from Retry-After, evidence status 429, note none"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// R2.4: a Retry-After date in the past says nothing, and the verdict says
+// the growing backoff follows.
+func TestVerdictPastRetryAfter(t *testing.T) {
+	v := Classify(503, http.Header{"Retry-After": {"Sun, 06 Nov 1994 08:49:37 GMT"}}, nil)
+	if got, want := v.String(), "server-failure, wait a growing backoff with jitter, evidence status 503, note none"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
