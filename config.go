@@ -2,6 +2,7 @@ package polite
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,6 +71,13 @@ type Config struct {
 	// link-local and other non-public addresses (R10.1): for tests and
 	// intranets. Off by default, because links are written by strangers.
 	AllowPrivateNetworks bool
+
+	// RootCAs, when set, is the set of certificate authorities an HTTPS
+	// server's certificate must chain to, in place of the system's roots,
+	// as in crypto/tls: a private CA, or a test's. Nil: the system's roots.
+	// New takes a copy. It is the only TLS setting: verification is never
+	// off, and TLS 1.2 is the oldest version spoken (R10.2).
+	RootCAs *x509.CertPool
 
 	// MaxInFlight bounds the requests in flight over all budgets (and the
 	// fetcher's worker goroutines). Zero: DefaultMaxInFlight.
@@ -162,6 +170,7 @@ type settings struct {
 	logger       *slog.Logger
 	resolver     Resolver
 	allowPrivate bool
+	rootCAs      *x509.CertPool // nil: the system's roots
 	maxInFlight  int
 	pacing       pacing
 	maxBody      int64
@@ -185,6 +194,7 @@ func (c Config) settle() (settings, error) {
 		logger:       c.Logger,
 		resolver:     c.Resolver,
 		allowPrivate: c.AllowPrivateNetworks,
+		rootCAs:      c.RootCAs, // copied below: the caller may add to its pool later
 		maxInFlight:  c.MaxInFlight,
 		pacing:       pacing{floor: c.MinRest, factor: c.DurationFactor},
 		maxBody:      c.MaxBodyBytes,
@@ -202,6 +212,9 @@ func (c Config) settle() (settings, error) {
 	s.ua = s.ua.withDefaults()
 	if s.logger == nil {
 		s.logger = slog.Default()
+	}
+	if s.rootCAs != nil {
+		s.rootCAs = s.rootCAs.Clone()
 	}
 	if s.resolver == nil {
 		s.resolver = net.DefaultResolver
