@@ -2,9 +2,11 @@ package polite_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
@@ -243,4 +245,74 @@ func visitPaths(vs []farm.Visit) []string {
 		out[i] = v.Path
 	}
 	return out
+}
+
+// gzipped is b compressed with gzip.
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// R10.2, R8.1: the body cap is on the decoded bytes. The fetcher sends no
+// Accept-Encoding of its own; net/http asks for gzip and decodes it, so a
+// page of 1 MiB of zeros in about a kilobyte of gzip is cut at
+// MaxBodyBytes of decoded body, and a normal gzip page reads as its text.
+// Over plain HTTP/1.1 and over HTTPS, where HTTP/2 decodes by its own path.
+func TestGzipBodyCapIsOnDecodedBytes(t *testing.T) {
+	const maxBody = 64 << 10
+	text := []byte("<!doctype html><title>zipped</title><p>" + strings.Repeat("a page sent with gzip. ", 200) + "</p>\n")
+	bomb := make([]byte, 1<<20)
+	for _, https := range []bool{false, true} {
+		name := map[bool]string{false: "http", true: "https"}[https]
+		t.Run(name, func(t *testing.T) {
+			r := newFarmRig(t)
+			gz := func(b []byte) farm.Page {
+				return farm.Page{Body: gzipped(t, b), Header: http.Header{
+					"Content-Type": {"text/html; charset=utf-8"}, "Content-Encoding": {"gzip"}}}
+			}
+			tlsCert := map[bool]farm.Cert{false: farm.NoTLS, true: farm.GoodCert}[https]
+			r.site(farm.Site{Name: "zip.test", TLS: tlsCert, Pages: map[string]farm.Page{"/bomb": gz(bomb), "/text": gz(text)}})
+			cfg := polite.Config{MaxBodyBytes: maxBody}
+			url := r.url
+			if https {
+				cfg.RootCAs, url = r.farm.CertPool(), r.httpsURL
+			}
+			r.start(cfg)
+			r.add(url("zip.test", "/bomb"), url("zip.test", "/text"))
+			results := r.results(2)
+
+			res := results[url("zip.test", "/bomb")]
+			if !errors.Is(res.Err, polite.ErrBodyTooLarge) || !res.Truncated || len(res.Body) != maxBody {
+				t.Errorf("bomb: err %v, truncated %v, %d bytes; want ErrBodyTooLarge, truncated at %d decoded bytes",
+					res.Err, res.Truncated, len(res.Body), maxBody)
+			}
+			if !bytes.Equal(res.Body, bomb[:len(res.Body)]) {
+				t.Error("bomb: the body is not the decoded zeros")
+			}
+			res = results[url("zip.test", "/text")]
+			if res.Err != nil || res.Truncated || !bytes.Equal(res.Body, text) {
+				t.Errorf("text: err %v, truncated %v, body %.60q; want the decoded text", res.Err, res.Truncated, res.Body)
+			}
+			if ce := res.Header.Get("Content-Encoding"); ce != "" {
+				t.Errorf("text: Content-Encoding %q left in the Result: not decoded by net/http", ce)
+			}
+
+			for _, v := range r.farm.Audit().VisitsTo("zip.test") {
+				if ae := v.Header.Get("Accept-Encoding"); ae != "gzip" {
+					t.Errorf("%s: server saw Accept-Encoding %q, want net/http's gzip", v.Path, ae)
+				}
+				if want := map[bool]int{false: 1, true: 2}[https]; v.ProtoMajor != want {
+					t.Errorf("%s: server saw HTTP/%d, want HTTP/%d", v.Path, v.ProtoMajor, want)
+				}
+			}
+		})
+	}
 }
