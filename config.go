@@ -2,6 +2,7 @@ package polite
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,6 +81,13 @@ type Config struct {
 	// host, before its Result carries the last error (R11.3). Zero:
 	// DefaultRetries; negative: never; above DefaultRetries: DefaultRetries.
 	Retries int
+
+	// RootCAs, when set, is the set of certificate authorities an HTTPS
+	// server's certificate must chain to, in place of the system's roots,
+	// as in crypto/tls: a private CA, or a test's. Nil: the system's roots.
+	// New takes a copy. It is the only TLS setting: verification is never
+	// off, and TLS 1.2 is the oldest version spoken (R10.2).
+	RootCAs *x509.CertPool
 
 	// MaxInFlight bounds the requests in flight over all budgets (and the
 	// fetcher's worker goroutines). Zero: DefaultMaxInFlight.
@@ -172,6 +180,7 @@ type settings struct {
 	logger       *slog.Logger
 	resolver     Resolver
 	allowPrivate bool
+	rootCAs      *x509.CertPool // nil: the system's roots
 	maxInFlight  int
 	retries      int
 	pacing       pacing
@@ -196,6 +205,7 @@ func (c Config) settle() (settings, error) {
 		logger:       c.Logger,
 		resolver:     c.Resolver,
 		allowPrivate: c.AllowPrivateNetworks,
+		rootCAs:      c.RootCAs, // copied below: the caller may add to its pool later
 		maxInFlight:  c.MaxInFlight,
 		retries:      c.Retries,
 		pacing:       pacing{floor: c.MinRest, factor: c.DurationFactor},
@@ -214,6 +224,9 @@ func (c Config) settle() (settings, error) {
 	s.ua = s.ua.withDefaults()
 	if s.logger == nil {
 		s.logger = slog.Default()
+	}
+	if s.rootCAs != nil {
+		s.rootCAs = s.rootCAs.Clone()
 	}
 	if s.resolver == nil {
 		s.resolver = net.DefaultResolver

@@ -20,7 +20,7 @@ func TestConnectIsBoundedBySynRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := newTransport(true)
+	tr := newTransport(true, nil)
 	defer tr.CloseIdleConnections()
 	ctx := withPin(context.Background(), &budget{addr: addrs[0]})
 	conn, err := tr.DialContext(ctx, "tcp", net.JoinHostPort(h, strconv.Itoa(r.farm.Port(addrs[0]))))

@@ -105,7 +105,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		results:        newResultQueue(),
 		dispatched:     make(chan struct{}),
 	}
-	f.transport.Store(newTransport(set.allowPrivate))
+	f.transport.Store(newTransport(set.allowPrivate, set.rootCAs))
 	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.From(), set.types.accept)
 	f.sched = newScheduler(f, hk)
 	for range set.maxInFlight {
@@ -193,7 +193,7 @@ func (f *Fetcher) Close() error {
 // closes the idle connections of the old one. Requests in flight on it
 // end there. It is called with the scheduler's lock held.
 func (f *Fetcher) freshTransport() {
-	old := f.transport.Swap(newTransport(f.set.allowPrivate))
+	old := f.transport.Swap(newTransport(f.set.allowPrivate, f.set.rootCAs))
 	old.CloseIdleConnections()
 	f.retired = append(f.retired, old)
 }

@@ -112,7 +112,7 @@ func TestAddressIsPinned(t *testing.T) {
 func TestDialGuardSeesTheDialledAddress(t *testing.T) {
 	r := newRig(t)
 	h := r.site(farm.Site{Name: "guarded.test"})
-	c := &http.Client{Transport: newTransport(false)}
+	c := &http.Client{Transport: newTransport(false, nil)}
 	defer c.CloseIdleConnections()
 	addrs, _ := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
 	req, _ := http.NewRequestWithContext(withPin(context.Background(), &budget{addr: addrs[0]}), http.MethodGet, r.farm.URL(h, "/"), nil)
@@ -128,7 +128,7 @@ func TestDialGuardSeesTheDialledAddress(t *testing.T) {
 	}
 	// And a request with no pinned address is never dialled at all.
 	req, _ = http.NewRequest(http.MethodGet, r.farm.URL(h, "/"), nil)
-	if resp, err := (&http.Client{Transport: newTransport(true)}).Do(req); err == nil {
+	if resp, err := (&http.Client{Transport: newTransport(true, nil)}).Do(req); err == nil {
 		resp.Body.Close()
 		t.Error("an unpinned request was dialled")
 	}

@@ -2,6 +2,8 @@ package polite
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -46,7 +48,13 @@ func withPin(ctx context.Context, b *budget) context.Context {
 // ones at the socket (R10.1). The fetcher calls its RoundTrip itself, with
 // no http.Client around it: no cookie jar, and no redirect followed inside
 // net/http (each hop is scheduled on its own, R8.3).
-func newTransport(allowPrivate bool) *http.Transport {
+//
+// TLS trusts rootCAs, or the system's roots when it is nil, and nothing
+// else of it is set: the certificate is always verified against the URL's
+// host name, sent as SNI while the dial goes to the pinned address
+// (R10.2). A TLSClientConfig turns off net/http's automatic HTTP/2;
+// ForceAttemptHTTP2 turns it back on, and offers h2 by ALPN.
+func newTransport(allowPrivate bool, rootCAs *x509.CertPool) *http.Transport {
 	timeout, bound := connectBound()
 	d := &net.Dialer{
 		Timeout: timeout,
@@ -78,6 +86,10 @@ func newTransport(allowPrivate bool) *http.Transport {
 				return nil, err
 			}
 			return d.DialContext(ctx, network, net.JoinHostPort(b.addr.String(), port))
+		},
+		TLSClientConfig: &tls.Config{
+			RootCAs:    rootCAs,
+			MinVersion: tls.VersionTLS12,
 		},
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    tlsHandshakeTimeout,

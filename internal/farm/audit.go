@@ -28,6 +28,13 @@ type Visit struct {
 	// set when the client went away before the body was all written.
 	Written int64
 	Cut     bool
+
+	// ProtoMajor is the request's HTTP major version: 1, or 2 for HTTP/2.
+	ProtoMajor int
+	// TLS is set when the request came over TLS; ServerName is then the
+	// SNI name of its handshake, lower-case (empty if none was sent).
+	TLS        bool
+	ServerName string
 }
 
 // Audit records every request the farm serves, for checking politeness from
@@ -38,6 +45,7 @@ type Audit struct {
 	mu     sync.Mutex
 	gen    uint64 // bumped by Reset, so visits in flight across it are not written back
 	visits []Visit
+	hellos []Hello
 	// inflight counts handlers running per address. It is live state, so
 	// two requests at the same fake instant still count as concurrent; it
 	// survives Reset because those handlers are still running.
@@ -57,7 +65,11 @@ func newAudit(clk clock.Clock) *Audit {
 
 // begin records the start of a request on addr.
 func (a *Audit) begin(addr netip.Addr, host string, r *http.Request) ticket {
-	v := Visit{Addr: addr, Host: host, Path: r.URL.RequestURI(), Method: r.Method, Header: r.Header.Clone()}
+	v := Visit{Addr: addr, Host: host, Path: r.URL.RequestURI(), Method: r.Method, Header: r.Header.Clone(),
+		ProtoMajor: r.ProtoMajor}
+	if r.TLS != nil {
+		v.TLS, v.ServerName = true, canonHost(r.TLS.ServerName)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// Start is read under the lock so that visits are appended in Start
@@ -123,13 +135,35 @@ func (a *Audit) Count(host string) int {
 	return n
 }
 
-// Reset forgets all visits. Requests in flight stay counted for overlap
-// detection but are not recorded when they end.
+// hello records a TLS handshake's ClientHello.
+func (a *Audit) hello(h Hello) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h.Time = a.clk.Now()
+	a.hellos = append(a.hellos, h)
+}
+
+// Hellos returns copies of the TLS handshakes since the last Reset, in
+// the order they came: one per TLS connection, whether or not a request
+// followed on it.
+func (a *Audit) Hellos() []Hello {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := slices.Clone(a.hellos)
+	for i := range out {
+		out[i].ALPN = slices.Clone(out[i].ALPN)
+	}
+	return out
+}
+
+// Reset forgets all visits and handshakes. Requests in flight stay
+// counted for overlap detection but are not recorded when they end.
 func (a *Audit) Reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.gen++
 	a.visits = nil
+	a.hellos = nil
 }
 
 // filter returns the matching visits sorted by Start. Headers are cloned

@@ -8,11 +8,15 @@
 // The farm is meant to scale to about 10,000 addresses in one process, so an
 // address costs one net.Listener and one Serve loop on a single shared
 // http.Server, and nothing else; after ShareOneListener, not even those.
+// A site can be served over HTTPS too (Site.TLS), with a good certificate
+// from the farm's own CA (CertPool) or a bad one of several kinds; an
+// address with a TLS site has a second listener, for TLS (see tls.go).
 package farm
 
 import (
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"net/netip"
@@ -60,13 +64,21 @@ type Farm struct {
 	next   netip.Addr // next address NewAddr tries; invalid when exhausted
 	addrs  map[netip.Addr]*endpoint
 	sites  map[string]*Site // by canonical name
+
+	// sharedTLS is the one TLS listener of every address, after
+	// ShareOneListener, once a TLS site is added (tls.go). Under mu.
+	sharedTLS *endpoint
+	pki       *pki // the CA and the leaves of TLS sites
 }
 
 // endpoint is one listening address and the sites registered on it.
+// tlsLn and tlsPort are set once a TLS site is added on it (tls.go).
 type endpoint struct {
-	ln    net.Listener
-	port  int
-	sites map[string]*Site
+	ln      net.Listener
+	port    int
+	tlsLn   net.Listener
+	tlsPort int
+	sites   map[string]*Site
 }
 
 // New returns an empty farm whose handlers and audit use clk. A nil clk
@@ -85,9 +97,10 @@ func New(clk clock.Clock) *Farm {
 		next:  firstAddr,
 		addrs: make(map[netip.Addr]*endpoint),
 		sites: make(map[string]*Site),
+		pki:   newPKI(),
 	}
 	f.fake, _ = clk.(*clock.Fake)
-	f.srv = &http.Server{Handler: http.HandlerFunc(f.serveHTTP)}
+	f.srv = &http.Server{Handler: http.HandlerFunc(f.serveHTTP), ErrorLog: log.New(quietHandshakes{}, "", log.LstdFlags)}
 	return f
 }
 
@@ -104,9 +117,14 @@ func (f *Farm) Close() error {
 			if ep.ln != nil {
 				lns = append(lns, ep.ln)
 			}
+			if ep.tlsLn != nil {
+				lns = append(lns, ep.tlsLn)
+			}
 		}
-		if f.shared != nil {
-			lns = append(lns, f.shared.ln)
+		for _, sh := range []*endpoint{f.shared, f.sharedTLS} {
+			if sh != nil {
+				lns = append(lns, sh.ln)
+			}
 		}
 		f.mu.Unlock()
 

@@ -24,6 +24,10 @@ type Site struct {
 	Latency time.Duration
 	// Pages holds scripted pages by URL path (r.URL.Path, no query).
 	Pages map[string]Page
+	// TLS, when not NoTLS, serves the site over HTTPS too, on its
+	// address's TLS port (Farm.TLSPort, Farm.HTTPSURL), presenting this
+	// certificate to a handshake that names the site (tls.go).
+	TLS Cert
 	// Default gives the page for paths not in Pages. Nil means the zero
 	// Page: a small 200 HTML page naming the host and path, with a few
 	// links to other paths of the same site. It is called from concurrent
@@ -79,11 +83,15 @@ type Page struct {
 // registered, an empty name, a name with a port, and an address the farm
 // does not listen on are errors. The returned Site is a copy with the
 // canonical (lower-case) Name and the Addr filled in; changing it does not
-// change the farm.
+// change the farm. A site with TLS set gives its address a TLS listener if
+// it has none yet; a Cert that is not one of the constants is an error.
 func (f *Farm) AddSite(s Site) (*Site, error) {
 	name := canonHost(s.Name)
 	if name == "" || strings.ContainsAny(name, ":/[] ") {
 		return nil, fmt.Errorf("farm: bad site name %q (want a host name without port)", s.Name)
+	}
+	if s.TLS < NoTLS || s.TLS > ExpiredCert {
+		return nil, fmt.Errorf("farm: site %q: unknown %v", s.Name, s.TLS)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -104,6 +112,11 @@ func (f *Farm) AddSite(s Site) (*Site, error) {
 	ep := f.addrs[s.Addr]
 	if ep == nil {
 		return nil, errors.New("farm: address " + s.Addr.String() + " is not a farm address (use NewAddr, or MapName for a resolver-only name)")
+	}
+	if s.TLS != NoTLS {
+		if err := f.serveTLSLocked(s.Addr, ep); err != nil {
+			return nil, err
+		}
 	}
 	s.Name = name
 	stored := s
