@@ -607,3 +607,62 @@ func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 		t.Errorf("the second origin's robots.txt was asked %d times, want once", n)
 	}
 }
+
+// R1.1: a host whose address changes while one of its requests is in
+// flight at the old address moves only when that request has ended, and
+// rests there as it would have: it never has a request in flight at each
+// address at once.
+func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
+	r := newRig(t)
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	gate, entered := make(chan struct{}), make(chan string, 1)
+	h := r.site(farm.Site{Name: "busymove.test", Pages: map[string]farm.Page{
+		"/slow": {Gate: gate, Entered: entered}}})
+	res := &flakyResolver{farm: r.farm.Resolver(), tries: map[string]int{}}
+	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.add(r.farm.URL(h, "/a"))
+	r.results(1)
+	r.clk.Advance(RobotsMaxAge)
+	r.add(r.farm.URL(h, "/slow")) // looked up again, robots.txt refreshed, then /slow held
+	<-entered
+	r.clk.Advance(RobotsMaxAge)
+	newAddr, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.farm.MapName(h, newAddr)
+	r.add(r.farm.URL(h, "/c")) // robots.txt due again: a lookup finds the new address
+	for {
+		res.mu.Lock()
+		n := res.tries[h]
+		res.mu.Unlock()
+		r.f.sched.mu.Lock()
+		host := r.f.sched.hosts[h]
+		done := n == 3 && !host.resolving
+		oldBudget, moved := host.budget, host.budget.addr == newAddr
+		r.f.sched.mu.Unlock()
+		if done {
+			if moved || !oldBudget.busy {
+				t.Fatalf("moved %v with /slow in flight at the old address", moved)
+			}
+			break
+		}
+		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for
+	}
+	close(gate)
+	r.results(2)
+	var slowEnd, firstNew time.Time
+	for _, v := range r.farm.Audit().Visits() {
+		switch {
+		case v.Path == "/slow":
+			slowEnd = v.End
+		case v.Addr == newAddr && firstNew.IsZero():
+			firstNew = v.Start
+		}
+	}
+	if gap := firstNew.Sub(slowEnd); gap < MinRest {
+		t.Errorf("first request at the new address %v after /slow ended at the old one, want ≥ %v", gap, MinRest)
+	}
+}

@@ -87,9 +87,12 @@ type scheduler struct {
 	// relookups are hosts whose lookup failed for a moment, waiting to
 	// be tried again (R5.2).
 	relookups lookupRetries
-	running   int // jobs handed to workers and not yet reported
-	jobs      chan job
-	closing   bool
+	// moves are hosts whose address changed while a request was in
+	// flight at their old one: they move when it ends.
+	moves   map[*budget][]pendingMove
+	running int // jobs handed to workers and not yet reported
+	jobs    chan job
+	closing bool
 	// wakeAt is when the dispatcher's timer fires; zero when it is not
 	// set. A worker that leaves a budget due sooner wakes the dispatcher.
 	wakeAt time.Time
@@ -486,6 +489,14 @@ func (s *scheduler) resolved(r *resolution) {
 		// out where it is, rather than be asked at once elsewhere, and is
 		// looked up again once the wait is over.
 		h.resolvedAt = old.parkedUntil.Add(-RobotsMaxAge)
+	case old.busy:
+		// A request is in flight at the old address, maybe of this host:
+		// the host moves when it ends, with the rest it sets (R1.1).
+		h.resolvedAt = s.clk.Now()
+		if s.moves == nil {
+			s.moves = make(map[*budget][]pendingMove)
+		}
+		s.moves[old] = append(s.moves[old], pendingMove{h, r.addrs[0]})
 	default:
 		h.resolvedAt = s.clk.Now()
 		s.move(h, old, r.addrs[0])
@@ -519,6 +530,28 @@ func (s *scheduler) move(h *host, old *budget, a netip.Addr) {
 		s.enqueue(h.budget, t)
 	}
 	s.f.freshTransport()
+}
+
+// pendingMove is a host to move to addr once its old budget's request in
+// flight has ended.
+type pendingMove struct {
+	host *host
+	addr netip.Addr
+}
+
+// movePending moves the hosts that waited for b's request to end, now
+// that b's rest is set.
+func (s *scheduler) movePending(b *budget) {
+	pending, ok := s.moves[b]
+	if !ok {
+		return
+	}
+	delete(s.moves, b)
+	for _, m := range pending {
+		if m.host.budget == b && m.host.stopped == nil && m.host.err == nil {
+			s.move(m.host, b, m.addr)
+		}
+	}
 }
 
 // takeQueued takes a host's tasks out of a budget's queue, in order, and
@@ -633,6 +666,7 @@ func (s *scheduler) completed(c *completion) {
 		s.park(b, c.end)
 	}
 	s.arm(b)
+	s.movePending(b)
 	r.Attempts = 1 + t.retries()
 	if failed && t.robots == nil && s.retry(t) {
 		return
