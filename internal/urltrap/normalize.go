@@ -14,8 +14,8 @@ import (
 // under which the fetcher knows it, so that the many ways a site writes a
 // link collapse to one queue entry. It
 //
-//   - lower-cases the scheme and the host, writes an IDN host as IDNA
-//     A-labels ("xn--…"), drops a trailing dot from the host and the
+//   - lower-cases the scheme and the host, decodes escaped UTF-8 in a
+//     host name and writes an IDN host as IDNA A-labels ("xn--…"), drops a trailing dot from the host and the
 //     default port (:80 for http, :443 for https), and writes an IPv6
 //     host in its RFC 5952 form: one host, one spelling (Host gives it
 //     for a bare name);
@@ -185,12 +185,19 @@ func Host(name string) (string, error) {
 // appendHost appends a registered name or IPv4 address in its one
 // spelling: lower case, and an IDN as IDNA A-labels ("bücher.example" is
 // written "xn--bcher-kva.example"), the name DNS is asked for and the one
-// net/http would send. The caller has dropped a trailing dot. A host that
+// net/http would send. Escaped UTF-8 in it is decoded first. The
+// caller has dropped a trailing dot. A host that
 // is not a valid IDN (UTS #46 with the idna.Lookup profile, as net/http
 // converts one) is ErrMalformed.
 func appendHost(dst []byte, host string) ([]byte, error) {
 	if host == "" {
 		return nil, ErrNoHost
+	}
+	if strings.IndexByte(host, '%') >= 0 {
+		var err error
+		if host, err = unescapeHost(host); err != nil {
+			return nil, err
+		}
 	}
 	for i := 0; i < len(host); i++ {
 		if host[i] >= utf8.RuneSelf {
@@ -203,6 +210,29 @@ func appendHost(dst []byte, host string) ([]byte, error) {
 		}
 	}
 	return appendASCIIHost(dst, host)
+}
+
+// unescapeHost decodes the percent-escapes of non-ASCII bytes in a
+// registered name: net/url writes a Unicode host so
+// ("b%C3%BCcher.example"), as when a redirect's Location is resolved
+// against its base, and reads it back. An escaped ASCII byte is refused,
+// as net/url refuses it.
+func unescapeHost(host string) (string, error) {
+	b := make([]byte, 0, len(host))
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if c == '%' {
+			if i+2 >= len(host) || unhex(host[i+1]) < 0 || unhex(host[i+2]) < 0 {
+				return "", fmt.Errorf("%w: bad escape %q in host", ErrMalformed, clip(host[i:min(i+3, len(host))]))
+			}
+			if c = byte(unhex(host[i+1])<<4 | unhex(host[i+2])); c < utf8.RuneSelf {
+				return "", fmt.Errorf("%w: escaped ASCII %q in host", ErrMalformed, host[i:i+3])
+			}
+			i += 2
+		}
+		b = append(b, c)
+	}
+	return string(b), nil
 }
 
 // toALabels converts a host with non-ASCII letters to A-labels. The

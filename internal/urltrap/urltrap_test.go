@@ -43,6 +43,7 @@ func TestNormalize(t *testing.T) {
 		{"IDN with ideographic full stops", "http://bücher。example。/", "http://xn--bcher-kva.example/"},
 		{"IDN: sharp s kept (not transitional)", "http://faß.de/", "http://xn--fa-hia.de/"},
 		{"fullwidth digits are an IPv4 address", "http://１２７.０.０.１/", "http://127.0.0.1/"},
+		{"escaped IDN host decoded", "http://B%C3%BCcher.example/", "http://xn--bcher-kva.example/"},
 		{"underscore beside an A-label", "http://my_host.xn--bcher-kva.de/", "http://my_host.xn--bcher-kva.de/"},
 
 		// paths and dot segments (RFC 3986 §5.2.4, §5.4)
@@ -158,6 +159,9 @@ func TestNormalizeErrors(t *testing.T) {
 		{"http://[192.0.2.1]/", ErrMalformed},
 		{"http://[example.com]/", ErrMalformed},
 		{"http://a..b/", ErrMalformed},
+		{"http://a%2Fb.example/", ErrMalformed},       // an escaped '/' is still a '/'
+		{"http://a%zz.example/", ErrMalformed},        // bad escape
+		{"http://a%C3.example/", ErrMalformed},        // not UTF-8
 		{"http://xn--zz.example/", ErrMalformed},      // not punycode
 		{"http://xn--abc-.example/", ErrMalformed},    // not an A-label
 		{"http://-bücher.example/", ErrMalformed},     // leading hyphen
