@@ -71,11 +71,11 @@ func (s *scheduler) redirectTarget(t *task, from, loc string) (target, name stri
 	if loop {
 		return "", "", fmt.Errorf("%w: %s leads back to %s", ErrRedirectLoop, from, target)
 	}
-	name, err = checkURL(target, s.f.set.allowPrivate)
+	// The hop is admitted as Add admits a URL: normalised, and keyed on
+	// the host of the URL it will request (R1.1), so a stopped host is
+	// stopped under every spelling of its name.
+	target, name, err = checkURL(target, s.f.set.allowPrivate)
 	if err != nil {
-		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
-	}
-	if target, err = normalise(target); err != nil {
 		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
 	}
 	return target, name, nil
