@@ -208,3 +208,23 @@ func TestConfigHostsInNormalForm(t *testing.T) {
 		}
 	}
 }
+
+// R8.3, R1.1: a redirect to the same URL under another spelling of its
+// host is a loop, caught without asking again.
+func TestRedirectLoopUnderAnotherSpelling(t *testing.T) {
+	r := newFarmRig(t)
+	a, port := r.addr()
+	name := r.site(farm.Site{Name: "loop.test", Addr: a, Pages: map[string]farm.Page{
+		"/x": {Redirect: "http://LOOP.test.:" + port + "/x"},
+	}})
+	r.start(polite.Config{})
+	from := r.url(name, "/x")
+	r.add(from)
+	res := r.results(1)[from]
+	if res == nil || !errors.Is(res.Err, polite.ErrRedirectLoop) || len(res.Redirects) != 0 {
+		t.Errorf("%s: %s, want ErrRedirectLoop with no hop followed", from, outcome(res))
+	}
+	if got := paths(r.farm.Audit().VisitsTo(name)); !slices.Equal(got, []string{farm.RobotsPath, "/x"}) {
+		t.Errorf("loop.test saw %q, want robots.txt and /x once", got)
+	}
+}
