@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/politecrawler/polite/internal/urltrap"
 )
 
 // Defaults for the Config fields left at zero.
@@ -298,12 +300,24 @@ func (c Config) settle() (settings, error) {
 // written: an API without its terms, an unrestricted run without a reason.
 var ErrConfig = errors.New("polite: invalid config")
 
-// settleHosts checks and indexes the declared API and unrestricted hosts.
+// settleHosts checks and indexes the declared API and unrestricted hosts,
+// by the host key a URL on them gets (R1.1): "API.Example." and
+// "bücher.example" are found as "api.example" and "xn--bcher-kva.example".
 func (s *settings) settleHosts(c Config) error {
+	// configHost is a declared host in its normal form, the one the
+	// scheduler keys on (urltrap.Host, the normaliser of every URL).
+	configHost := func(h string) (string, bool) {
+		h = strings.TrimSpace(h)
+		if h == "" || strings.ContainsAny(h, ":/ ") {
+			return "", false
+		}
+		name, err := urltrap.Host(h)
+		return name, err == nil
+	}
 	s.apis = make(map[string]API, len(c.APIs))
 	for _, a := range c.APIs {
-		name := strings.ToLower(strings.TrimSpace(a.Host))
-		if name == "" || strings.ContainsAny(name, ":/ ") {
+		name, ok := configHost(a.Host)
+		if !ok {
 			return fmt.Errorf("%w: API host %q: want a bare host name", ErrConfig, a.Host)
 		}
 		if u, err := url.Parse(a.Terms); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -330,8 +344,8 @@ func (s *settings) settleHosts(c Config) error {
 	}
 	s.unrestricted = make(map[string]struct{}, len(u.Hosts))
 	for _, h := range u.Hosts {
-		name := strings.ToLower(strings.TrimSpace(h))
-		if name == "" || strings.ContainsAny(name, ":/ ") {
+		name, ok := configHost(h)
+		if !ok {
 			return fmt.Errorf("%w: unrestricted host %q: want a bare host name", ErrConfig, h)
 		}
 		s.unrestricted[name] = struct{}{}

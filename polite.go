@@ -134,11 +134,7 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	name, err := checkURL(rawURL, f.set.allowPrivate)
-	if err != nil {
-		return err
-	}
-	n, err := normalise(rawURL)
+	n, name, err := checkURL(rawURL, f.set.allowPrivate)
 	if err != nil {
 		return err
 	}
@@ -260,39 +256,61 @@ func (f *Fetcher) resolve(h *host, lc *requestContexts) *resolution {
 	return &resolution{host: h, err: fmt.Errorf("%w: %s: no addresses", ErrUnresolved, h.name)}
 }
 
-// checkURL says whether a URL can ever be fetched, and returns its host
-// name (lower-case, without port) when it can.
-func checkURL(raw string, allowPrivate bool) (string, error) {
+// checkURL says whether a URL can ever be fetched. When it can, it
+// returns the URL to request, normalised (urltrap.Normalize: R9.1), and
+// the host key read off that URL, not off raw: the host in its one normal
+// form, lower case, IDNA A-label, no trailing dot, without port (R1.1).
+// The key is what the scheduler stops, looks up and budgets; Add and
+// every redirect hop go through here, so one host has one key however a
+// link spells it.
+func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 	if len(raw) > MaxURLLength {
-		return "", fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidURL, len(raw), MaxURLLength)
+		return "", "", fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidURL, len(raw), MaxURLLength)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
+		return "", "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return "", fmt.Errorf("%w: %q is not absolute", ErrInvalidURL, raw)
+		return "", "", fmt.Errorf("%w: %q is not absolute", ErrInvalidURL, raw)
 	default:
-		return "", fmt.Errorf("%w: %q in %q: only http and https", ErrUnsupportedScheme, u.Scheme, raw)
+		return "", "", fmt.Errorf("%w: %q in %q: only http and https", ErrUnsupportedScheme, u.Scheme, raw)
 	}
 	if u.Opaque != "" || u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("%w: %q has no host", ErrInvalidURL, raw)
+		return "", "", fmt.Errorf("%w: %q has no host", ErrInvalidURL, raw)
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("%w: %q carries credentials; the fetcher never logs in", ErrInvalidURL, raw)
+		return "", "", fmt.Errorf("%w: %q carries credentials; the fetcher never logs in", ErrInvalidURL, raw)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("%w: port %q", ErrInvalidURL, p)
+			return "", "", fmt.Errorf("%w: port %q", ErrInvalidURL, p)
 		}
 	}
-	name := strings.ToLower(u.Hostname())
-	if a, ok := literalAddr(name); ok {
+	given := strings.ToLower(u.Hostname())
+	if a, ok := literalAddr(given); ok {
 		if err := checkAddress(a, allowPrivate); err != nil {
-			return "", fmt.Errorf("%s: %w", raw, err)
+			return "", "", fmt.Errorf("%s: %w", raw, err)
 		}
 	}
-	return name, nil
+	if target, err = normalise(raw); err != nil {
+		return "", "", err
+	}
+	n, err := url.Parse(target)
+	if err != nil { // cannot happen: Normalize writes what net/url reads
+		return "", "", fmt.Errorf("%w: %q: %v", ErrInvalidURL, target, err)
+	}
+	name = n.Hostname()
+	if name != given {
+		// A spelling that becomes an address only once normalised
+		// ("10.0.0.1.", fullwidth digits) is judged as that address.
+		if a, ok := literalAddr(name); ok {
+			if err := checkAddress(a, allowPrivate); err != nil {
+				return "", "", fmt.Errorf("%s: %w", raw, err)
+			}
+		}
+	}
+	return target, name, nil
 }

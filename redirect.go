@@ -65,20 +65,20 @@ func (s *scheduler) redirectTarget(t *task, from, loc string) (target, name stri
 		return "", "", fmt.Errorf("%w: redirect from %s to %q: %v", ErrInvalidURL, from, loc, err)
 	}
 	next.Fragment, next.RawFragment = "", ""
-	target = next.String()
+	// The hop is admitted as Add admits a URL: normalised, and keyed on
+	// the host of the URL it will request (R1.1), so a stopped host is
+	// stopped under every spelling of its name, and a loop is seen
+	// whatever the spelling of the URL it leads back to.
+	target, name, err = checkURL(next.String(), s.f.set.allowPrivate)
+	if err != nil {
+		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
+	}
 	loop := target == from
 	for _, h := range t.hops() {
 		loop = loop || h.URL == target
 	}
 	if loop {
 		return "", "", fmt.Errorf("%w: %s leads back to %s", ErrRedirectLoop, from, target)
-	}
-	name, err = checkURL(target, s.f.set.allowPrivate)
-	if err != nil {
-		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
-	}
-	if target, err = normalise(target); err != nil {
-		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
 	}
 	return target, name, nil
 }

@@ -1,19 +1,24 @@
 package urltrap
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // Normalize returns the one spelling of an absolute http or https URL
 // under which the fetcher knows it, so that the many ways a site writes a
 // link collapse to one queue entry. It
 //
-//   - lower-cases the scheme and the host, drops a trailing dot from the
-//     host and the default port (:80 for http, :443 for https), and writes
-//     an IPv6 host in its RFC 5952 form;
+//   - lower-cases the scheme and the host, decodes escaped UTF-8 in a
+//     host name and writes an IDN host as IDNA A-labels ("xn--…"), drops a trailing dot from the host and the
+//     default port (:80 for http, :443 for https), and writes an IPv6
+//     host in its RFC 5952 form: one host, one spelling (Host gives it
+//     for a bare name);
 //   - removes dot segments (RFC 3986 §5.2.4) and writes an empty path as
 //     "/";
 //   - drops the fragment, which never reaches the server;
@@ -164,16 +169,103 @@ func appendAuthority(dst []byte, a string, https bool) ([]byte, error) {
 	return appendPort(dst, port, https)
 }
 
-// appendHost appends a registered name or IPv4 address, lower-cased.
-// Letters, digits, '-', '_' and '.' are what DNS names hold ('_' does
-// occur in the wild); non-ASCII is an IDN host, left in Unicode because
-// golang.org/x/net/idna is not a dependency here and net/http converts
-// it when it sends the request.
+// Host returns the one spelling of a bare host name (a registered name
+// or an IPv4 address, without port or brackets): the spelling Normalize
+// writes in a URL, so a host named in a configuration and a host read off
+// a normalised URL compare equal. It refuses what Normalize refuses in a
+// host, with an error wrapping ErrNoHost or ErrMalformed.
+func Host(name string) (string, error) {
+	b, err := appendHost(nil, strings.TrimSuffix(name, "."))
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// appendHost appends a registered name or IPv4 address in its one
+// spelling: lower case, and an IDN as IDNA A-labels ("bücher.example" is
+// written "xn--bcher-kva.example"), the name DNS is asked for and the one
+// net/http would send. Escaped UTF-8 in it is decoded first. The
+// caller has dropped a trailing dot. A host that
+// is not a valid IDN (UTS #46 with the idna.Lookup profile, as net/http
+// converts one) is ErrMalformed.
 func appendHost(dst []byte, host string) ([]byte, error) {
 	if host == "" {
 		return nil, ErrNoHost
 	}
-	ascii := true
+	if strings.IndexByte(host, '%') >= 0 {
+		var err error
+		if host, err = unescapeHost(host); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] >= utf8.RuneSelf {
+			a, err := toALabels(host)
+			if err != nil {
+				return nil, err
+			}
+			host = a
+			break
+		}
+	}
+	return appendASCIIHost(dst, host)
+}
+
+// unescapeHost decodes the percent-escapes of non-ASCII bytes in a
+// registered name: net/url writes a Unicode host so
+// ("b%C3%BCcher.example"), as when a redirect's Location is resolved
+// against its base, and reads it back. An escaped ASCII byte is refused,
+// as net/url refuses it.
+func unescapeHost(host string) (string, error) {
+	b := make([]byte, 0, len(host))
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if c == '%' {
+			if i+2 >= len(host) || unhex(host[i+1]) < 0 || unhex(host[i+2]) < 0 {
+				return "", fmt.Errorf("%w: bad escape %q in host", ErrMalformed, clip(host[i:min(i+3, len(host))]))
+			}
+			if c = byte(unhex(host[i+1])<<4 | unhex(host[i+2])); c < utf8.RuneSelf {
+				return "", fmt.Errorf("%w: escaped ASCII %q in host", ErrMalformed, host[i:i+3])
+			}
+			i += 2
+		}
+		b = append(b, c)
+	}
+	return string(b), nil
+}
+
+// toALabels converts a host with non-ASCII letters to A-labels. The
+// Lookup profile is the one for names being looked up (RFC 5891 §5), not
+// registered, and the one net/http applies to a Unicode host: the name
+// resolved and the name sent stay one. Its mapping (UTS #46) lower-cases,
+// and turns the ideographic full stop and its kin into '.', so the result
+// may end in a dot again: dropped, as the ASCII one was.
+func toALabels(host string) (string, error) {
+	if !utf8.ValidString(host) {
+		return "", fmt.Errorf("%w: host is not UTF-8", ErrMalformed)
+	}
+	a, err := idna.Lookup.ToASCII(host)
+	if err != nil {
+		return "", fmt.Errorf("%w: IDN host %q: %v", ErrMalformed, clip(host), err)
+	}
+	return strings.TrimSuffix(a, "."), nil
+}
+
+// aceMark begins an A-label (RFC 5890 §2.3.2.1).
+var aceMark = []byte("xn--")
+
+// appendASCIIHost appends an ASCII registered name or IPv4 address,
+// lower-cased. Letters, digits, '-', '_' and '.' are what DNS names hold
+// ('_' does occur in the wild, so it is not held to the STD3 rules of
+// IDNA). A label written as an A-label ("xn--…") must be one, so that
+// only valid IDNs pass in either spelling. Checked the same way whether
+// the host came in ASCII or was converted, the result is its own normal
+// form: Normalize stays idempotent.
+func appendASCIIHost(dst []byte, host string) ([]byte, error) {
+	if host == "" {
+		return nil, ErrNoHost // "。" maps to the dot just dropped
+	}
 	for i := 0; i < len(host); i++ {
 		c := host[i]
 		switch {
@@ -182,22 +274,24 @@ func appendHost(dst []byte, host string) ([]byte, error) {
 			if i == 0 || host[i-1] == '.' || i == len(host)-1 {
 				return nil, fmt.Errorf("%w: empty label in host %q", ErrMalformed, clip(host))
 			}
-		case c >= utf8.RuneSelf:
-			ascii = false
 		default:
 			return nil, fmt.Errorf("%w: byte %q in host", ErrMalformed, c)
 		}
 	}
-	if ascii {
-		for i := 0; i < len(host); i++ {
-			dst = append(dst, lower(host[i]))
+	start := len(dst)
+	for i := 0; i < len(host); i++ {
+		dst = append(dst, lower(host[i]))
+	}
+	if h := dst[start:]; bytes.Contains(h, aceMark) {
+		for label := range strings.SplitSeq(string(h), ".") {
+			if strings.HasPrefix(label, "xn--") {
+				if _, err := idna.Lookup.ToUnicode(label); err != nil {
+					return nil, fmt.Errorf("%w: bad A-label %q in host: %v", ErrMalformed, clip(label), err)
+				}
+			}
 		}
-		return dst, nil
 	}
-	if !utf8.ValidString(host) {
-		return nil, fmt.Errorf("%w: host is not UTF-8", ErrMalformed)
-	}
-	return append(dst, strings.ToLower(host)...), nil
+	return dst, nil
 }
 
 // appendPort appends ":port" unless it is empty or the scheme's default.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 func TestNormalize(t *testing.T) {
@@ -34,8 +37,14 @@ func TestNormalize(t *testing.T) {
 		{"IPv4-mapped IPv6", "http://[::FFFF:192.0.2.1]/", "http://[::ffff:192.0.2.1]/"},
 		{"IPv4 host kept", "http://192.0.2.1:80/", "http://192.0.2.1/"},
 		{"underscore in host", "http://my_host.Example.com/", "http://my_host.example.com/"},
-		{"IDN host lower-cased, left in Unicode", "http://BÜCHER.de/", "http://bücher.de/"},
+		{"IDN host written as A-labels", "http://BÜCHER.de/", "http://xn--bcher-kva.de/"},
 		{"punycode host lower-cased", "http://XN--BCHER-KVA.de/", "http://xn--bcher-kva.de/"},
+		{"IDN host, trailing dot and port", "http://Bücher.Example.:8080/a", "http://xn--bcher-kva.example:8080/a"},
+		{"IDN with ideographic full stops", "http://bücher。example。/", "http://xn--bcher-kva.example/"},
+		{"IDN: sharp s kept (not transitional)", "http://faß.de/", "http://xn--fa-hia.de/"},
+		{"fullwidth digits are an IPv4 address", "http://１２７.０.０.１/", "http://127.0.0.1/"},
+		{"escaped IDN host decoded", "http://B%C3%BCcher.example/", "http://xn--bcher-kva.example/"},
+		{"underscore beside an A-label", "http://my_host.xn--bcher-kva.de/", "http://my_host.xn--bcher-kva.de/"},
 
 		// paths and dot segments (RFC 3986 §5.2.4, §5.4)
 		{"empty path", "http://example.com", "http://example.com/"},
@@ -150,6 +159,15 @@ func TestNormalizeErrors(t *testing.T) {
 		{"http://[192.0.2.1]/", ErrMalformed},
 		{"http://[example.com]/", ErrMalformed},
 		{"http://a..b/", ErrMalformed},
+		{"http://a%2Fb.example/", ErrMalformed},       // an escaped '/' is still a '/'
+		{"http://a%zz.example/", ErrMalformed},        // bad escape
+		{"http://a%C3.example/", ErrMalformed},        // not UTF-8
+		{"http://xn--zz.example/", ErrMalformed},      // not punycode
+		{"http://xn--abc-.example/", ErrMalformed},    // not an A-label
+		{"http://-bücher.example/", ErrMalformed},     // leading hyphen
+		{"http://bü_cher.example/", ErrMalformed},     // '_' in an IDN label
+		{"http://b\u200dcher.example/", ErrMalformed}, // joiner out of context
+		{"http://bücher\u3002\u3002example/", ErrMalformed},
 		{"http://.a/", ErrMalformed},
 		{"http://a../", ErrMalformed},
 		{"http://a b/", ErrMalformed},
@@ -517,13 +535,24 @@ func FuzzNormalize(f *testing.F) {
 }
 
 // sameHost compares hosts as Normalize writes them: IPv6 by address,
-// names without case and a trailing dot.
+// names without case and a trailing dot, an IDN as its A-labels.
 func sameHost(a, b string) bool {
 	if x, err := netip.ParseAddr(a); err == nil {
 		y, err := netip.ParseAddr(b)
 		return err == nil && x == y
 	}
-	return strings.EqualFold(strings.TrimSuffix(a, "."), b)
+	a = strings.TrimSuffix(a, ".")
+	for i := 0; i < len(a); i++ {
+		if a[i] >= utf8.RuneSelf {
+			ascii, err := idna.Lookup.ToASCII(a)
+			if err != nil {
+				return false
+			}
+			a = strings.TrimSuffix(ascii, ".")
+			break
+		}
+	}
+	return strings.EqualFold(a, b)
 }
 
 func TestHashSet(t *testing.T) {
@@ -579,5 +608,30 @@ func TestContentFromAHostsSecondPage(t *testing.T) {
 	one := NewTracker(Limits{SameContent: 1})
 	if _, dropped := one.Content("b", "http://b/q/1", 7); !dropped {
 		t.Error("SameContent 1: the first page did not drop its pattern")
+	}
+}
+
+// R1.1: a bare host name, as Config names one, gets the spelling
+// Normalize writes in a URL.
+func TestHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"API.Example.":          "api.example",
+		"bücher.example":        "xn--bcher-kva.example",
+		"BÜCHER.Example.":       "xn--bcher-kva.example",
+		"xn--BCHER-kva.example": "xn--bcher-kva.example",
+		"192.0.2.1":             "192.0.2.1",
+	} {
+		got, err := Host(in)
+		if err != nil || got != want {
+			t.Errorf("Host(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if n, err := Normalize("http://" + in + "/"); err != nil || n != "http://"+want+"/" {
+			t.Errorf("Normalize of a URL on %q = %q, %v; Host says %q", in, n, err, want)
+		}
+	}
+	for _, in := range []string{"", ".", "a..b", "xn--zz.example", "bü_cher.example"} {
+		if got, err := Host(in); err == nil {
+			t.Errorf("Host(%q) = %q, want an error", in, got)
+		}
 	}
 }
