@@ -28,7 +28,9 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestConte
 	return c
 }
 
-// request makes the request and reads the response.
+// request makes the request and reads the response: a body within its
+// cap, which for an answer that is not 2xx and not of a type the caller
+// reads (and for any robots.txt answer that is not 2xx) is classifyPrefix.
 func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestContexts) *completion {
 	c := &completion{task: t, budget: b}
 	ctx := withPin(rc.begin(), b)
@@ -71,18 +73,30 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 		return c
 	}
 	c.status, c.header = resp.StatusCode, resp.Header
+	ok := c.status >= 200 && c.status <= 299
+	// A body is read whole only if its type is one the fetcher reads
+	// (R8.1). A 2xx of another type is not read at all. Any other answer
+	// of another type, and a robots.txt answer that is not 2xx, is read
+	// only as far as Classify looks (R3.5): an error page is no download
+	// (R10.2). That cut is no error; the Result says Truncated.
+	prefixOnly := t.robots != nil && !ok
 	var first []byte
-	if t.robots == nil && c.status >= 200 && c.status <= 299 {
-		// Only pages of a type the fetcher reads are read (R8.1).
+	if t.robots == nil {
 		if headerValue(resp.Header, keyContentType) == "" {
 			first, err = io.ReadAll(io.LimitReader(resp.Body, sniffLen))
 		}
-		if mt, ok := f.set.types.allows(typeOf(resp.Header, first)); err == nil && !ok {
-			resp.Body.Close() // unread: the connection is dropped, not drained
-			c.end = f.clk.Now()
-			c.err = &ContentTypeError{URL: t.url(), Type: mt}
-			return c
+		if mt, allowed := f.set.types.allows(typeOf(resp.Header, first)); err == nil && !allowed {
+			if ok {
+				resp.Body.Close() // unread: the connection is dropped, not drained
+				c.end = f.clk.Now()
+				c.err = &ContentTypeError{URL: t.url(), Type: mt}
+				return c
+			}
+			prefixOnly = true
 		}
+	}
+	if prefixOnly {
+		maxBody = min(maxBody, classifyPrefix)
 	}
 	var body io.Reader = resp.Body
 	if len(first) > 0 {
@@ -94,13 +108,14 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	}
 	c.body, c.truncated, err = readCapped(body, maxBody, size)
 	// Closing an unread body drops the connection rather than draining
-	// it: an over-long or endless body is not read on.
+	// it: an over-long or endless body, or the rest of an error page past
+	// what Classify reads, is not read on.
 	resp.Body.Close()
 	c.end = f.clk.Now()
 	switch {
 	case err != nil:
 		c.err = f.bodyError(ctx, t.url(), len(c.body), size, err)
-	case c.truncated && t.robots == nil:
+	case c.truncated && t.robots == nil && !prefixOnly:
 		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
 	}
 	if c.err == nil && t.robots == nil {

@@ -25,7 +25,11 @@ type Result struct {
 	Status int
 	Header http.Header
 	Body   []byte
-	// Truncated is set when the body was cut at the size cap.
+	// Truncated is set when the body was cut short by the fetcher: at the
+	// size cap (with ErrBodyTooLarge), or, for an answer that is not 2xx
+	// and not of a type the fetcher reads, after the first 64 KiB that
+	// Classify looks at (R3.5, R8.1). That cut is not an error; the rest
+	// of the body was not read.
 	Truncated bool
 	// NotModified is set when the server answered 304 to a conditional
 	// request and Body is the stored copy (R6).
