@@ -193,7 +193,7 @@ func (s *scheduler) gate(t *task) {
 	}
 	key, err := normalOriginKey(t.url())
 	if err != nil { // cannot happen: the URL was admitted
-		s.finish(t, &Result{Err: fmt.Errorf("%w: %v", ErrInvalidURL, err)})
+		s.turnAway(t, fmt.Errorf("%w: %v", ErrInvalidURL, err))
 		return
 	}
 	o := s.origins[key]
@@ -278,7 +278,7 @@ func (s *scheduler) applyCrawlDelay(o *origin) {
 // others with the rule that disallows them.
 func (s *scheduler) check(o *origin, t *task) {
 	if err := o.host.err; err != nil { // its name went while robots.txt was asked
-		s.finish(t, &Result{Err: err})
+		s.turnAway(t, err)
 		return
 	}
 	agent := s.f.set.ua.Product()
@@ -307,8 +307,10 @@ func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
 		}
 		o.etag, o.modified = c.header.Get("ETag"), c.header.Get("Last-Modified")
 	case c.status == 304 && o.robots != nil:
-	case c.status >= 400 && c.status <= 499 && c.status != 429:
-		o.robots = ParseRobots(nil) // no robots.txt: everything allowed
+	case v.Kind == KindNotFound:
+		// A 4xx that is no refusal, or a 3xx leading nowhere: no
+		// robots.txt, everything allowed.
+		o.robots = ParseRobots(nil)
 		o.etag, o.modified = "", ""
 	default:
 		return false
@@ -378,10 +380,14 @@ func (s *scheduler) finishRobots(t *task, r *Result) {
 		s.release(o)
 		return
 	}
+	err := r.Err
+	if err == nil { // an answer that says nothing of the rules
+		err = fmt.Errorf("status %d (%v) says nothing of its rules", r.Status, r.Verdict.Kind)
+	}
 	waiting := o.waiting
 	o.waiting = nil
 	for _, w := range waiting {
-		s.finish(w, &Result{Err: fmt.Errorf("robots.txt of %s: %w", o.key, r.Err)})
+		s.turnAway(w, fmt.Errorf("robots.txt of %s: %w", o.key, err))
 	}
 }
 

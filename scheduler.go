@@ -300,7 +300,7 @@ func (s *scheduler) handle(ev event) {
 // address is being looked up.
 func (s *scheduler) admit(t *task, name string) {
 	if s.closing {
-		s.finish(t, &Result{Err: ErrClosed})
+		s.turnAway(t, ErrClosed)
 		return
 	}
 	h := s.hosts[name]
@@ -320,9 +320,9 @@ func (s *scheduler) admit(t *task, name string) {
 	t.host = h
 	switch {
 	case h.err != nil:
-		s.finish(t, &Result{Err: h.err})
+		s.turnAway(t, h.err)
 	case h.stopped != nil:
-		s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: h.stopped}})
+		s.turnAway(t, &StoppedError{Host: h.name, Cause: h.stopped})
 	case h.resolving:
 		h.waiting = append(h.waiting, t)
 	default:
@@ -382,9 +382,9 @@ func (s *scheduler) enqueueFront(b *budget, t *task) {
 func (s *scheduler) refuse(b *budget, t *task) bool {
 	switch {
 	case s.closing:
-		s.finish(t, &Result{Err: ErrClosed})
+		s.turnAway(t, ErrClosed)
 	case b.parkedUntil.After(s.clk.Now()):
-		s.finish(t, &Result{Err: &ParkedError{Host: t.host.name, Until: b.parkedUntil}})
+		s.turnAway(t, &ParkedError{Host: t.host.name, Until: b.parkedUntil})
 	default:
 		return false
 	}
@@ -462,7 +462,7 @@ func (s *scheduler) resolved(r *resolution) {
 			h.err = r.err
 		}
 		for _, t := range waiting {
-			s.finish(t, &Result{Err: h.err})
+			s.turnAway(t, h.err)
 		}
 		if h.budget != nil { // a later lookup: what waits at its address ends too
 			s.dropHost(h, h.err)
@@ -471,7 +471,7 @@ func (s *scheduler) resolved(r *resolution) {
 	}
 	if h.stopped != nil { // stopped by a response while it was looked up again
 		for _, t := range waiting {
-			s.finish(t, &Result{Err: &StoppedError{Host: h.name, Cause: h.stopped}})
+			s.turnAway(t, &StoppedError{Host: h.name, Cause: h.stopped})
 		}
 		return
 	}
@@ -579,14 +579,14 @@ func (s *scheduler) dropHost(h *host, err error) {
 		waiting := o.waiting
 		o.waiting = nil
 		for _, t := range waiting {
-			s.finish(t, &Result{Err: err})
+			s.turnAway(t, err)
 		}
 	}
 	if h.budget == nil {
 		return
 	}
 	for _, t := range s.takeQueued(h.budget, h) {
-		s.finish(t, &Result{Err: err})
+		s.turnAway(t, err)
 	}
 }
 
@@ -715,20 +715,29 @@ func (s *scheduler) close() {
 		h.resolving = false
 		h.err = ErrClosed
 		for _, t := range h.waiting {
-			s.finish(t, &Result{Err: ErrClosed})
+			s.turnAway(t, ErrClosed)
 		}
 		h.waiting = nil
 	}
 	s.lookups = nil
 	for _, b := range s.budgets {
 		for b.pending() > 0 {
-			s.finish(b.pop(), &Result{Err: ErrClosed})
+			s.turnAway(b.pop(), ErrClosed)
 		}
 	}
 	for _, e := range s.due {
 		e.b.index = -1
 	}
 	s.due = s.due[:0]
+}
+
+// turnAway answers a task that gets no request of its own with err,
+// naming its URL.
+func (s *scheduler) turnAway(t *task, err error) {
+	if t.robots == nil {
+		err = fmt.Errorf("%s not fetched: %w", t.url(), err)
+	}
+	s.finish(t, &Result{Err: err})
 }
 
 // finish delivers a task's one Result (R11.1). A robots.txt task has no

@@ -94,6 +94,6 @@ func (s *scheduler) park(b *budget, at time.Time) {
 		"address", b.addr, "until", b.parkedUntil, "horizon", s.f.set.horizon, "time", at)
 	for b.pending() > 0 {
 		t := b.pop()
-		s.finish(t, &Result{Err: &ParkedError{Host: t.host.name, Until: b.parkedUntil}})
+		s.turnAway(t, &ParkedError{Host: t.host.name, Until: b.parkedUntil})
 	}
 }
