@@ -183,7 +183,8 @@ func (f *Fetcher) Pending() int {
 // Close stops the fetcher: requests in flight are cancelled, and every
 // accepted URL that has no Result yet gets one with ErrClosed (R11.2). It
 // waits for the fetcher's goroutines to end. Results already queued stay
-// readable through Next, which then returns io.EOF. Close is idempotent.
+// readable: a Results loop yields them and ends; Next returns them, then
+// io.EOF. Close is idempotent.
 func (f *Fetcher) Close() error {
 	f.closeOnce.Do(func() {
 		f.sched.post(event{close: true})
