@@ -7,12 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 
 	"github.com/politecrawler/polite"
 )
 
-// A Fetcher is a queue in and a queue out: Add URLs, read one Result per
-// URL with Next, Close at the end.
+// A Fetcher is a queue in and a queue out: Add URLs, range over Results
+// for one Result per URL, Close at the end.
 func Example() {
 	// A site on loopback stands in for the web. Loopback is a private
 	// address, so this one run allows private networks; a crawler of the
@@ -37,10 +38,9 @@ func Example() {
 	if err := f.Add(ctx, site.URL+"/hello"); err != nil {
 		log.Fatal(err)
 	}
-	for f.Pending() > 0 {
-		r, err := f.Next(ctx)
+	for r, err := range f.Results(ctx) {
 		if err != nil {
-			log.Fatal(err)
+			log.Fatal(err) // ctx ended
 		}
 		fmt.Println(r.Status, string(r.Body), "rest:", r.Rest)
 	}
@@ -61,7 +61,7 @@ func ExampleUserAgent() {
 }
 
 // Add turns away what can never be fetched; everything it accepts comes
-// back through Next, errors included.
+// back through Results (or Next), errors included.
 func ExampleFetcher_Add() {
 	f, err := polite.New(polite.Config{})
 	if err != nil {
@@ -102,8 +102,7 @@ func ExampleResult_Links() {
 		}
 	}
 	add(seed.String())
-	for f.Pending() > 0 {
-		r, err := f.Next(ctx)
+	for r, err := range f.Results(ctx) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -117,4 +116,58 @@ func ExampleResult_Links() {
 			}
 		}
 	}
+}
+
+// Results is the loop to read a Fetcher with. A Result counts as pending
+// until the body that received it returns, so the links a crawler Adds
+// from the body extend the loop, and it ends by itself when the site has
+// nothing new. Each Result is for one URL; the loop's own error is only
+// ctx's end.
+func ExampleFetcher_Results() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<p><a href="/about">about</a> <a href="/">home</a></p>`)
+		case "/about":
+			fmt.Fprint(w, `<p><a href="/">home</a></p>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+
+	f, err := polite.New(polite.Config{
+		Name:                 "example-crawler",
+		Version:              "1.0",
+		InfoURL:              "https://example.org/about-our-crawler",
+		AllowPrivateNetworks: true, // the site is on loopback
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+
+	ctx := context.Background()
+	added := map[string]bool{}
+	add := func(u string) {
+		if !added[u] && f.Add(ctx, u) == nil {
+			added[u] = true
+		}
+	}
+	add(site.URL + "/")
+	for r, err := range f.Results(ctx) {
+		if err != nil {
+			log.Fatal(err) // ctx ended; the URLs still pending stay pending
+		}
+		fmt.Println(r.Status, strings.TrimPrefix(r.URL, site.URL), r.Err)
+		for _, l := range r.Links() {
+			add(l.URL) // the loop goes on for these
+		}
+	}
+	fmt.Println("pending:", f.Pending())
+	// Output:
+	// 200 / <nil>
+	// 200 /about <nil>
+	// pending: 0
 }

@@ -5,8 +5,9 @@
 // less. The README's table lists them (R1–R11) with what each option may
 // change.
 //
-// A Fetcher is a queue in and a queue out. Add URLs from any goroutine; pull
-// one Result per accepted URL with Next; Close when done. Inside, a bounded
+// A Fetcher is a queue in and a queue out. Add URLs from any goroutine;
+// range over Results for one Result per accepted URL (Next takes one at a
+// time); Close when done. Inside, a bounded
 // pool of workers makes the requests: a worker that ends one goes on with
 // the next due (among the server addresses whose rest is over, the one due
 // earliest), and a dispatcher goroutine takes in Adds and hands out work
@@ -38,7 +39,7 @@ import (
 )
 
 // Fetcher fetches the URLs given to Add, politely, and returns one Result
-// per URL through Next. It is safe for concurrent use. A Fetcher holds
+// per URL through Results (or Next). It is safe for concurrent use. A Fetcher holds
 // goroutines and connections until Close.
 type Fetcher struct {
 	set settings
@@ -156,20 +157,30 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 func (f *Fetcher) Next(ctx context.Context) (*Result, error) {
 	r, err := f.results.pop(ctx)
 	if err == nil {
-		f.delivered.Add(1)
+		f.handled()
 	}
 	return r, err
 }
 
-// Pending reports how many accepted URLs have not yet had their Result
-// returned by Next. A caller that alone adds and reads can loop
-// "for f.Pending() > 0 { f.Next(ctx) }".
-func (f *Fetcher) Pending() int { return int(f.accepted.Load() - f.delivered.Load()) }
+// Pending reports how many accepted URLs are not yet handled: queued, in
+// flight, their Result waiting to be read, or held by the body of a
+// Results loop that has not returned. A Result returned by Next is handled
+// at once, so a reader that hands Results to another goroutine can see 0
+// while the last one is still on its way: range over Results instead,
+// which ends when Pending reaches 0 by construction.
+func (f *Fetcher) Pending() int {
+	// delivered first: it only grows, and never past accepted, so a
+	// concurrent Add and delivery can make the count high for a moment,
+	// never 0 while something is pending.
+	d := f.delivered.Load()
+	return int(f.accepted.Load() - d)
+}
 
 // Close stops the fetcher: requests in flight are cancelled, and every
 // accepted URL that has no Result yet gets one with ErrClosed (R11.2). It
 // waits for the fetcher's goroutines to end. Results already queued stay
-// readable through Next, which then returns io.EOF. Close is idempotent.
+// readable: a Results loop yields them and ends; Next returns them, then
+// io.EOF. Close is idempotent.
 func (f *Fetcher) Close() error {
 	f.closeOnce.Do(func() {
 		f.sched.post(event{close: true})

@@ -111,33 +111,46 @@ func (q *resultQueue) close() {
 
 func (q *resultQueue) pop(ctx context.Context) (*Result, error) {
 	for {
-		q.mu.Lock()
-		if q.head < len(q.items) {
-			r := q.items[q.head]
-			q.items[q.head] = nil
-			q.head++
-			if q.head == len(q.items) {
-				q.items, q.head = q.items[:0], 0
-			} else if q.head > 1024 && q.head*2 > len(q.items) {
-				q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
-			}
-			more := q.head < len(q.items) || q.closed
-			q.mu.Unlock()
-			if more { // pass the wake-up on to another reader
-				q.signal()
-			}
+		r, ok, closed := q.take()
+		switch {
+		case ok:
 			return r, nil
-		}
-		if q.closed {
-			q.mu.Unlock()
-			q.signal()
+		case closed:
 			return nil, io.EOF
 		}
-		q.mu.Unlock()
 		select {
 		case <-q.ready:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// take returns the next result without waiting (ok), or says the queue is
+// closed and drained. Either way it passes the wake-up on to another
+// reader when there is more for one.
+func (q *resultQueue) take() (r *Result, ok, closed bool) {
+	q.mu.Lock()
+	if q.head < len(q.items) {
+		r = q.items[q.head]
+		q.items[q.head] = nil
+		q.head++
+		if q.head == len(q.items) {
+			q.items, q.head = q.items[:0], 0
+		} else if q.head > 1024 && q.head*2 > len(q.items) {
+			q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
+		}
+		more := q.head < len(q.items) || q.closed
+		q.mu.Unlock()
+		if more {
+			q.signal()
+		}
+		return r, true, false
+	}
+	closed = q.closed
+	q.mu.Unlock()
+	if closed {
+		q.signal()
+	}
+	return nil, false, closed
 }

@@ -137,49 +137,40 @@ func crawl(ctx context.Context, f *polite.Fetcher, seed string, max int, w io.Wr
 	}
 	add(seed)
 
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
-	results := make(chan *polite.Result)
-	errc := make(chan error, 1)
-	go func() {
-		for {
-			r, err := f.Next(ctx)
-			if err != nil {
-				errc <- err
-				return
-			}
-			results <- r
-		}
-	}()
-	for f.Pending() > 0 {
-		select {
-		case r := <-results:
-			var trap *polite.TrapError
-			switch {
-			case errors.As(r.Err, &trap):
-				sum.traps[trap.Kind] = append(sum.traps[trap.Kind], r.URL)
-				continue
-			case errors.Is(r.Err, polite.ErrHostStopped), errors.Is(r.Err, polite.ErrRefused):
-				sum.stopped = append(sum.stopped, r.URL)
-				continue
-			case r.Err != nil:
-				sum.errors++
-				continue
-			}
-			sum.pages++
-			sum.fetched = append(sum.fetched, r.FinalURL)
-			if r.NotModified {
-				sum.notModified++
-			}
-			for _, l := range r.Links() {
-				if !l.NoFollow && sameSite(l.URL, site) {
-					add(l.URL)
-				}
-			}
-		case err := <-errc:
+	// One loop in one goroutine: a Result counts as pending until its
+	// iteration is over, so the links added below keep the loop going and
+	// it ends when the site has nothing new. The progress line is redrawn
+	// between Results, at most twice a second.
+	var drawn time.Time
+	for r, err := range f.Results(ctx) {
+		if err != nil {
 			return sum, err
-		case <-tick.C:
+		}
+		if time.Since(drawn) >= 500*time.Millisecond {
 			progress(ctx, f, &sum, w)
+			drawn = time.Now()
+		}
+		var trap *polite.TrapError
+		switch {
+		case errors.As(r.Err, &trap):
+			sum.traps[trap.Kind] = append(sum.traps[trap.Kind], r.URL)
+			continue
+		case errors.Is(r.Err, polite.ErrHostStopped), errors.Is(r.Err, polite.ErrRefused):
+			sum.stopped = append(sum.stopped, r.URL)
+			continue
+		case r.Err != nil:
+			sum.errors++
+			continue
+		}
+		sum.pages++
+		sum.fetched = append(sum.fetched, r.FinalURL)
+		if r.NotModified {
+			sum.notModified++
+		}
+		for _, l := range r.Links() {
+			if !l.NoFollow && sameSite(l.URL, site) {
+				add(l.URL)
+			}
 		}
 	}
 	progress(ctx, f, &sum, w)

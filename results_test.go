@@ -1,0 +1,327 @@
+package polite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// linkPage is a farm page linking to the given paths.
+func linkPage(paths ...string) farm.Page {
+	var b strings.Builder
+	b.WriteString("<html><body>\n")
+	for _, p := range paths {
+		fmt.Fprintf(&b, "<a href=%q>%s</a>\n", p, p)
+	}
+	b.WriteString("</body></html>\n")
+	return farm.Page{Header: map[string][]string{"Content-Type": {"text/html"}}, Body: []byte(b.String())}
+}
+
+// A crawler's loop: Results yields every Result once, including those of
+// URLs Added from the loop's body, and ends by itself when nothing is
+// left.
+func TestResultsLoopAddsLinksFromItsBody(t *testing.T) {
+	r := newFarmRig(t)
+	site := map[string]farm.Page{
+		"/":    linkPage("/a", "/b", "/c"),
+		"/a":   linkPage("/a/1", "/a/2", "/"),
+		"/b":   linkPage("/b/1", "/a"),
+		"/c":   linkPage(),
+		"/a/1": linkPage("/a/2"),
+		"/a/2": linkPage("/b/1"),
+		"/b/1": linkPage("/c", "/b/1/x"),
+	}
+	leaf := func(string) farm.Page { return linkPage() } // /b/1/x
+	r.site(farm.Site{Name: "one.test", Pages: site, Default: leaf})
+	r.site(farm.Site{Name: "two.test", Pages: site, Default: leaf})
+	f := r.start(polite.Config{})
+	ctx := context.Background()
+	added := map[string]bool{}
+	add := func(u string) {
+		if !added[u] {
+			added[u] = true
+			r.add(u)
+		}
+	}
+	add(r.url("one.test", "/"))
+	add(r.url("two.test", "/"))
+	got := map[string]int{}
+	for res, err := range f.Results(ctx) {
+		if err != nil {
+			t.Fatalf("Results: %v", err)
+		}
+		got[res.URL]++
+		if res.Err != nil {
+			t.Errorf("%s: %v", res.URL, res.Err)
+		}
+		for _, l := range res.Links() {
+			add(l.URL)
+		}
+	}
+	if len(added) != 16 { // 8 paths on each of two hosts
+		t.Errorf("%d URLs added, want 16: %v", len(added), added)
+	}
+	for u := range added {
+		if got[u] != 1 {
+			t.Errorf("%s: %d Results, want 1", u, got[u])
+		}
+	}
+	if len(got) != len(added) {
+		t.Errorf("%d URLs answered, %d added", len(got), len(added))
+	}
+	if n := f.Pending(); n != 0 {
+		t.Errorf("Pending() = %d after the loop", n)
+	}
+}
+
+// The crawl example's race, made deterministic: the body of what would be
+// the last iteration Adds one more URL. The Result in hand still counts as
+// pending, so the loop goes on and delivers it.
+func TestResultsAddFromTheLastBody(t *testing.T) {
+	r := newFarmRig(t)
+	r.site(farm.Site{Name: "chain.test"})
+	f := r.start(polite.Config{})
+	chain := []string{r.url("chain.test", "/1"), r.url("chain.test", "/2"), r.url("chain.test", "/3")}
+	r.add(chain[0])
+	var got []string
+	for res, err := range f.Results(context.Background()) {
+		if err != nil {
+			t.Fatalf("Results: %v", err)
+		}
+		got = append(got, res.URL)
+		// Nothing else is queued or in flight: only this Result is pending.
+		if n := f.Pending(); n != 1 {
+			t.Errorf("in the body of %s, Pending() = %d, want 1 (the Result in hand)", res.URL, n)
+		}
+		if len(got) < len(chain) {
+			r.add(chain[len(got)])
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(chain, " ") {
+		t.Errorf("got %v, want %v", got, chain)
+	}
+	if n := f.Pending(); n != 0 {
+		t.Errorf("Pending() = %d after the loop", n)
+	}
+}
+
+// Two goroutines ranging over Results at once: each Result goes to one of
+// them, and neither ends while the other's body holds a Result, which
+// may Add more. A chain keeps exactly one URL pending at a time, so the
+// loop not given it waits, and must be woken when the chain ends.
+func TestResultsTwoLoopsAtOnce(t *testing.T) {
+	r := newFarmRig(t)
+	const n = 12
+	pages := map[string]farm.Page{}
+	for i := 1; i < n; i++ {
+		pages[fmt.Sprintf("/%d", i)] = linkPage(fmt.Sprintf("/%d", i+1))
+	}
+	pages[fmt.Sprintf("/%d", n)] = linkPage()
+	r.site(farm.Site{Name: "chain.test", Pages: pages})
+	f := r.start(polite.Config{})
+	r.add(r.url("chain.test", "/1"))
+
+	var mu sync.Mutex
+	got := map[string]int{}
+	var inBody atomic.Int32
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for res, err := range f.Results(context.Background()) {
+				if err != nil {
+					t.Errorf("Results: %v", err)
+					return
+				}
+				inBody.Add(1)
+				mu.Lock()
+				got[res.URL]++
+				mu.Unlock()
+				for _, l := range res.Links() {
+					if err := f.Add(context.Background(), l.URL); err != nil {
+						t.Errorf("Add(%s): %v", l.URL, err)
+					}
+				}
+				inBody.Add(-1)
+			}
+			if b := inBody.Load(); b != 0 {
+				t.Errorf("a loop ended while %d bodies held a Result", b)
+			}
+		})
+	}
+	wg.Wait()
+	for i := 1; i <= n; i++ {
+		if u := r.url("chain.test", fmt.Sprintf("/%d", i)); got[u] != 1 {
+			t.Errorf("%s: %d Results, want 1", u, got[u])
+		}
+	}
+	if f.Pending() != 0 {
+		t.Errorf("Pending() = %d after both loops", f.Pending())
+	}
+}
+
+// R11.2: Close from the loop's body ends the loop, after every accepted
+// URL has had its Result: the ones fetched, and ErrClosed for the rest.
+func TestResultsCloseMidLoop(t *testing.T) {
+	r := newFarmRig(t)
+	gate := make(chan struct{}) // never opened: /p9 is answered by Close
+	r.site(farm.Site{Name: "many.test", Pages: map[string]farm.Page{"/p9": {Gate: gate}}})
+	f := r.start(polite.Config{})
+	var urls []string
+	for i := range 10 {
+		u := r.url("many.test", fmt.Sprintf("/p%d", i))
+		urls = append(urls, u)
+		r.add(u)
+	}
+	got := map[string]int{}
+	closed := 0
+	for res, err := range f.Results(context.Background()) {
+		if err != nil {
+			t.Fatalf("Results: %v", err)
+		}
+		got[res.URL]++
+		if errors.Is(res.Err, polite.ErrClosed) {
+			closed++
+		}
+		if len(got) == 2 {
+			f.Close()
+			if err := f.Add(context.Background(), r.url("many.test", "/late")); !errors.Is(err, polite.ErrClosed) {
+				t.Errorf("Add after Close: %v, want ErrClosed", err)
+			}
+		}
+	}
+	for _, u := range urls {
+		if got[u] != 1 {
+			t.Errorf("%s: %d Results, want 1", u, got[u])
+		}
+	}
+	if closed == 0 {
+		t.Errorf("no Result carries ErrClosed; /p9 was held until Close")
+	}
+	if f.Pending() != 0 {
+		t.Errorf("Pending() = %d after the loop", f.Pending())
+	}
+}
+
+// Close from another goroutine while the loop waits for a request in
+// flight: the request's Result (ErrClosed) is yielded, then the loop ends.
+func TestResultsCloseWhileWaiting(t *testing.T) {
+	r := newFarmRig(t)
+	entered := make(chan string, 1)
+	gate := make(chan struct{}) // never opened: the request stays in flight
+	r.site(farm.Site{Name: "slow.test", Pages: map[string]farm.Page{"/": {Entered: entered, Gate: gate}}})
+	f := r.start(polite.Config{})
+	u := r.url("slow.test", "/")
+	r.add(u)
+	go func() {
+		<-entered
+		f.Close()
+	}()
+	var got []*polite.Result
+	for res, err := range f.Results(context.Background()) {
+		if err != nil {
+			t.Fatalf("Results: %v", err)
+		}
+		got = append(got, res)
+	}
+	if len(got) != 1 || got[0].URL != u || !errors.Is(got[0].Err, polite.ErrClosed) {
+		for _, res := range got {
+			t.Logf("%s: %v", res.URL, res.Err)
+		}
+		t.Fatalf("got %d Results, want one for %s with ErrClosed", len(got), u)
+	}
+}
+
+// A ctx that ends stops the loop with ctx.Err(), yielded once; the URLs
+// still pending are not lost: a later loop gets them.
+func TestResultsCancelledContext(t *testing.T) {
+	r := newFarmRig(t)
+	r.site(farm.Site{Name: "three.test"})
+	f := r.start(polite.Config{})
+	for _, p := range []string{"/1", "/2", "/3"} {
+		r.add(r.url("three.test", p))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	results, errs := 0, []error{}
+	for res, err := range f.Results(ctx) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if res == nil {
+			t.Fatal("a nil Result without an error")
+		}
+		results++
+		cancel()
+	}
+	if results != 1 || len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("%d Results and errors %v; want 1 Result, then context.Canceled once", results, errs)
+	}
+	if n := f.Pending(); n != 2 {
+		t.Errorf("Pending() = %d after the cancelled loop, want 2", n)
+	}
+	for _, err := range f.Results(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		results++
+	}
+	if results != 3 {
+		t.Errorf("%d Results in all, want 3", results)
+	}
+}
+
+// A ctx that ends while the loop waits for a request in flight.
+func TestResultsContextEndsWhileWaiting(t *testing.T) {
+	r := newFarmRig(t)
+	entered := make(chan string, 1)
+	gate := make(chan struct{})
+	defer close(gate)
+	r.site(farm.Site{Name: "slow.test", Pages: map[string]farm.Page{"/": {Entered: entered, Gate: gate}}})
+	f := r.start(polite.Config{})
+	r.add(r.url("slow.test", "/"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-entered
+		cancel()
+	}()
+	var errs []error
+	for res, err := range f.Results(ctx) {
+		if err == nil {
+			t.Fatalf("a Result for %s before the gate opened", res.URL)
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("errors %v, want context.Canceled once", errs)
+	}
+	if f.Pending() != 1 {
+		t.Errorf("Pending() = %d, want 1", f.Pending())
+	}
+}
+
+// A break ends the loop; the Result it broke on counts as handled.
+func TestResultsBreak(t *testing.T) {
+	r := newFarmRig(t)
+	r.site(farm.Site{Name: "three.test"})
+	f := r.start(polite.Config{})
+	for _, p := range []string{"/1", "/2", "/3"} {
+		r.add(r.url("three.test", p))
+	}
+	for _, err := range f.Results(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	if n := f.Pending(); n != 2 {
+		t.Errorf("Pending() = %d after a break, want 2", n)
+	}
+}
