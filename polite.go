@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/urltrap"
 )
 
 // Fetcher fetches the URLs given to Add, politely, and returns one Result
@@ -56,6 +57,10 @@ type Fetcher struct {
 	cancel    context.CancelFunc
 	sched     *scheduler
 	results   *resultQueue
+
+	// added are the URLs Add accepted, normalised (R9).
+	addedMu sync.Mutex
+	added   urltrap.URLSet
 
 	accepted  atomic.Int64
 	delivered atomic.Int64
@@ -124,13 +129,16 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 func (f *Fetcher) UserAgent() string { return f.ua }
 
 // Add accepts rawURL for fetching. It returns at once: the URL's Result
-// comes later through Next, exactly one per accepted URL, even if the URL
-// is disallowed, its host refuses, or the fetcher is closed first (R11).
+// comes later through Results (or Next), exactly one per accepted URL,
+// even if the URL is disallowed, its host refuses, or the fetcher is
+// closed first (R11).
 //
 // Add returns an error, and accepts nothing, for a URL that can never be
 // fetched: unparsable or too long (ErrInvalidURL), not http or https
 // (ErrUnsupportedScheme), a literal non-public address without
-// AllowPrivateNetworks (ErrPrivateAddress), or after Close (ErrClosed).
+// AllowPrivateNetworks (ErrPrivateAddress); for a URL already added in
+// this run, in any spelling that normalises the same (ErrDuplicate); or
+// after Close (ErrClosed).
 func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -138,6 +146,15 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	n, name, err := checkURL(rawURL, f.set.allowPrivate)
 	if err != nil {
 		return err
+	}
+	if f.ctx.Err() != nil {
+		return ErrClosed
+	}
+	f.addedMu.Lock()
+	dup := f.added.Add(n)
+	f.addedMu.Unlock()
+	if dup {
+		return fmt.Errorf("%w: %s (as %s)", ErrDuplicate, rawURL, n)
 	}
 	t := &task{raw: rawURL}
 	if n != rawURL {

@@ -40,7 +40,7 @@ func (s *scheduler) follow(t *task, r *Result) {
 	t.setURL(target)
 	t.rare.retries = 0 // a new URL: its own tries (R11.3)
 	t.rules = nil      // and its own origin's signals, if it has any (R7.1)
-	if e := s.trapped(t, name, false); e != nil {
+	if e := s.trapped(t, name); e != nil {
 		s.dropTrap(t, e)
 		return
 	}

@@ -284,7 +284,7 @@ func (s *scheduler) report(r *resolution, c *completion) (job, bool) {
 func (s *scheduler) handle(ev event) {
 	switch {
 	case ev.add != nil:
-		if e := s.trapped(ev.add, ev.hostName, true); e != nil {
+		if e := s.trapped(ev.add, ev.hostName); e != nil {
 			s.dropTrap(ev.add, e)
 			return
 		}

@@ -15,14 +15,19 @@ import (
 // URL already added, or a URL pattern whose pages keep repeating the same
 // content. Nothing is dropped without a Result.
 
-// ErrTrap: the URL was dropped as a crawler trap or a duplicate; the
-// Result carries a *TrapError naming the kind and the evidence.
+// ErrTrap: the URL was dropped as a crawler trap; the Result carries a
+// *TrapError naming the kind and the evidence.
 var ErrTrap = errors.New("polite: crawler trap")
+
+// ErrDuplicate: Add was given a URL already added in this run, in this
+// spelling or another one that normalises the same (R9). Nothing is
+// accepted, and no Result comes for it.
+var ErrDuplicate = errors.New("polite: URL already added")
 
 // TrapError says which trap a URL fell into.
 type TrapError struct {
 	URL    string
-	Kind   string // "calendar", "session-id", "repeating-segments", "too-deep", "too-long", "repeated-content", "duplicate"
+	Kind   string // "calendar", "session-id", "repeating-segments", "too-deep", "too-long", "repeated-content"
 	Reason string
 }
 
@@ -47,16 +52,12 @@ func normalise(raw string) (string, error) {
 	return n, nil
 }
 
-// trapped checks a URL about to be queued. fresh is set for URLs from
-// Add, which are also checked against the URLs added before; redirect
-// targets are part of one URL's chain and are not.
-func (s *scheduler) trapped(t *task, host string, fresh bool) *TrapError {
+// trapped checks a URL about to be queued: from Add, or a redirect's
+// target.
+func (s *scheduler) trapped(t *task, host string) *TrapError {
 	u := t.url()
 	if kind, reason, bad := urltrap.Check(u, s.clk.Now(), trapLimits); bad {
 		return &TrapError{URL: u, Kind: string(kind), Reason: reason}
-	}
-	if fresh && s.traps.Seen(u) {
-		return &TrapError{URL: u, Kind: string(urltrap.Duplicate), Reason: "already added in this run"}
 	}
 	if pattern, bad := s.traps.Dropped(host, u); bad {
 		return &TrapError{URL: u, Kind: string(urltrap.RepeatedContent), Reason: "pages like " + pattern + " repeat the same content"}

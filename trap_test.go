@@ -8,8 +8,8 @@ import (
 	"github.com/politecrawler/polite/internal/farm"
 )
 
-// R9: URLs are normalised; one already added, in any spelling, comes back
-// as a duplicate; session ids are stripped before the request; a calendar
+// R9: URLs are normalised; one already added, in any spelling, is refused
+// by Add with ErrDuplicate; session ids are stripped before the request; a calendar
 // far from today, a repeating path, or an absurd depth is dropped without
 // a request. Every dropped URL has its Result naming the trap.
 func TestTrapsAreDroppedWithAResult(t *testing.T) {
@@ -34,15 +34,27 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 	}
 	// The page first, so that its spellings are the duplicates.
 	r.add(page, base+"/shop?item=7&PHPSESSID=abc123")
+	dups := 0
 	for _, u := range urls {
-		if u != page && u != base+"/shop?item=7&PHPSESSID=abc123" {
-			r.add(u)
+		if u == page || u == base+"/shop?item=7&PHPSESSID=abc123" {
+			continue
+		}
+		err := r.f.Add(t.Context(), u)
+		switch dup := cases[u] == "duplicate"; {
+		case dup && !errors.Is(err, ErrDuplicate):
+			t.Errorf("Add(%s): %v, want ErrDuplicate", u, err)
+		case !dup && err != nil:
+			t.Errorf("Add(%s): %v", u, err)
+		}
+		if cases[u] == "duplicate" {
+			dups++
 		}
 	}
-	res := r.results(len(cases))
+	res := r.results(len(cases) - dups)
 	for u, kind := range cases {
 		var te *TrapError
 		switch {
+		case kind == "duplicate":
 		case kind == "" && res[u].Err != nil:
 			t.Errorf("%s: %v", u, res[u].Err)
 		case kind != "" && (!errors.As(res[u].Err, &te) || te.Kind != kind || !errors.Is(res[u].Err, ErrTrap)):
@@ -57,7 +69,7 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 		t.Errorf("farm saw %v: want the page once and the shop without its session id", paths)
 	}
 	st, _ := r.f.Stats(t.Context())
-	if st.Traps["duplicate"] != 3 || st.Traps["calendar"] != 1 {
+	if st.Traps["duplicate"] != 0 || st.Traps["calendar"] != 1 {
 		t.Errorf("trap counts %v", st.Traps)
 	}
 }

@@ -18,8 +18,7 @@ const (
 	droppedPerHost = 1024
 )
 
-// A Tracker is the trap memory of one run: the URLs already admitted, and
-// for each host the URL patterns whose pages keep serving the same body.
+// A Tracker is the trap memory of one run: for each host the URL patterns whose pages keep serving the same body.
 //
 // A URL's pattern is its path with every run of digits written "{n}",
 // then its query's parameter names, sorted and each once, with values
@@ -32,7 +31,7 @@ const (
 // one page, not a trap, and dropping the common prefix would drop the
 // site.
 //
-// Duplicates are found by a 64-bit FNV-1a hash of the normalised URL,
+// Duplicates (URLSet) are found by a 64-bit FNV-1a hash of the normalised URL,
 // not the URL itself: 8 bytes per URL (plus the map's overhead) instead
 // of ~100. Two distinct URLs collide with probability about n²/2⁶⁵ over
 // n URLs, one in 400,000 for ten million URLs; a collision skips one URL
@@ -44,7 +43,6 @@ const (
 // the default Limits.
 type Tracker struct {
 	limits Limits
-	seen   hashSet
 	hosts  map[string]*hostMemory
 	// firsts holds, for each host Content has seen once, that one call's
 	// page: the host's memory is made at its second call, even for the
@@ -86,10 +84,15 @@ func NewTracker(l Limits) *Tracker {
 	return &Tracker{limits: l.withDefaults()}
 }
 
-// Seen reports whether the normalised URL was already admitted in this
-// run, and records it as admitted if not. A true result is a Duplicate.
-func (t *Tracker) Seen(normalised string) bool {
-	return t.seen.add(hashString(normalised))
+// URLSet is the set of normalised URLs admitted in a run, held as their
+// 64-bit hashes (see Tracker for the odds of a collision). The zero value
+// is empty and ready; it is not safe for concurrent use.
+type URLSet struct{ set hashSet }
+
+// Add records the normalised URL, and reports whether it was already
+// there: a Duplicate.
+func (s *URLSet) Add(normalised string) (already bool) {
+	return s.set.add(hashString(normalised))
 }
 
 // Content records that the page at the normalised URL of host had a body

@@ -310,18 +310,18 @@ func TestCheckDoesNotAllocateForPages(t *testing.T) {
 	}
 }
 
-func TestSeen(t *testing.T) {
-	tr := NewTracker(Limits{})
-	if tr.Seen("http://a/x") {
+func TestURLSet(t *testing.T) {
+	var tr URLSet
+	if tr.Add("http://a/x") {
 		t.Fatal("first sighting reported as seen")
 	}
-	if !tr.Seen("http://a/x") {
+	if !tr.Add("http://a/x") {
 		t.Fatal("second sighting not reported as seen")
 	}
-	if tr.Seen("http://a/y") || tr.Seen("http://b/x") {
+	if tr.Add("http://a/y") || tr.Add("http://b/x") {
 		t.Fatal("another URL reported as seen")
 	}
-	if n := testing.AllocsPerRun(100, func() { tr.Seen("http://a/x") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { tr.Add("http://a/x") }); n != 0 {
 		t.Errorf("Seen of a known URL allocates %v times", n)
 	}
 }
@@ -425,9 +425,6 @@ func TestContentNotDropped(t *testing.T) {
 
 func TestZeroTracker(t *testing.T) {
 	var tr Tracker
-	if tr.Seen("http://a/") || !tr.Seen("http://a/") {
-		t.Fatal("zero Tracker: Seen")
-	}
 	if _, bad := tr.Dropped("a", "http://a/"); bad {
 		t.Fatal("zero Tracker: Dropped")
 	}

@@ -1,0 +1,35 @@
+package polite_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// R9, R11.1: a URL already added, in any spelling, is refused by Add with
+// ErrDuplicate: nothing more is accepted, no second Result comes, and the
+// server is asked once.
+func TestAddRefusesADuplicate(t *testing.T) {
+	r := newFarmRig(t)
+	host := r.site(farm.Site{Name: "dup.test"})
+	r.start(polite.Config{})
+	u := r.url(host, "/a/b")
+	r.add(u)
+	for _, again := range []string{u, strings.Replace(u, "dup.test", "DUP.test", 1) + "#top", r.url(host, "/a/./b;jsessionid=0123456789ABCDEF")} {
+		if err := r.f.Add(t.Context(), again); !errors.Is(err, polite.ErrDuplicate) {
+			t.Errorf("Add(%s): %v, want ErrDuplicate", again, err)
+		}
+	}
+	if n := r.f.Pending(); n != 1 {
+		t.Errorf("Pending() = %d, want 1", n)
+	}
+	if res := r.results(1)[u]; res.Err != nil {
+		t.Errorf("%s: %v", u, res.Err)
+	}
+	if n := len(pageVisitsOf(r.farm, host)); n != 1 {
+		t.Errorf("server saw the page %d times", n)
+	}
+}
