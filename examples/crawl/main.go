@@ -125,7 +125,7 @@ func crawl(ctx context.Context, f *polite.Fetcher, seed string, max int, w io.Wr
 	}
 	// The crawler keeps the links it has added, as any frontier does; the
 	// Fetcher still catches the same page under other spellings (case,
-	// session ids, dot segments…) and answers those as duplicates.
+	// session ids, dot segments…) and refuses those with ErrDuplicate.
 	added := map[string]bool{}
 	add := func(u string) {
 		if len(added) >= max || added[u] {
