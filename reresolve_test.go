@@ -176,15 +176,7 @@ func TestStopAfterMove(t *testing.T) {
 	r.farm.MapName(h, newAddr)
 	r.clk.Advance(25 * time.Hour)
 	r.add(nu) // robots.txt is due again: the host is looked up, to move when /p1 ends
-	for {
-		r.f.sched.mu.Lock()
-		moving := len(r.f.sched.moves) > 0
-		r.f.sched.mu.Unlock()
-		if moving {
-			break
-		}
-		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for
-	}
+	r.waitForPendingMove()
 	close(gate)
 	got := r.results(4)
 	for _, u := range []string{p2, p3, nu} {
@@ -415,16 +407,8 @@ func TestRequestHandedOutBeforeAMove(t *testing.T) {
 	<-robotsAtB // other.test's robots.txt answered at B, which now rests
 	r.farm.MapName(h, addrB.Load().(netip.Addr))
 	r.add(r.farm.URL(h, "/c")) // robots.txt due again: the lookup finds mover.test at B
-	for {
-		// The move waits for /slow, handed out at A (R1.1).
-		r.f.sched.mu.Lock()
-		moving := len(r.f.sched.moves) > 0
-		r.f.sched.mu.Unlock()
-		if moving {
-			break
-		}
-		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for
-	}
+	// The move waits for /slow, handed out at A (R1.1).
+	r.waitForPendingMove()
 	close(st.release)
 	r.results(3)
 	var slowEnd time.Time
@@ -671,5 +655,19 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 	}
 	if gap := firstNew.Sub(slowEnd); gap < MinRest {
 		t.Errorf("first request at the new address %v after /slow ended at the old one, want ≥ %v", gap, MinRest)
+	}
+}
+
+// waitForPendingMove returns once a lookup has found a host's new address
+// and the move waits for a request in flight at the old one.
+func (r *rig) waitForPendingMove() {
+	for {
+		r.f.sched.mu.Lock()
+		moving := len(r.f.sched.moves) > 0
+		r.f.sched.mu.Unlock()
+		if moving {
+			return
+		}
+		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for
 	}
 }

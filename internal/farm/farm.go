@@ -280,15 +280,19 @@ func (f *Farm) Port(addr netip.Addr) int {
 // URL returns "http://<name>:<port><path>", where port is that of the
 // address name resolves to. The port is left out when name resolves to no
 // farm address (an unknown name, or a MapName entry pointing elsewhere).
-func (f *Farm) URL(name, path string) string {
+func (f *Farm) URL(name, path string) string { return f.siteURL("http", f.Port, name, path) }
+
+// siteURL writes a URL of name's site with the port portOf gives its
+// address; none when that is 0.
+func (f *Farm) siteURL(scheme string, portOf func(netip.Addr) int, name, path string) string {
 	port := 0
 	if addr, ok := f.res.lookup(canonHost(name)); ok {
-		port = f.Port(addr)
+		port = portOf(addr)
 	}
 	if port == 0 {
-		return "http://" + name + path
+		return scheme + "://" + name + path
 	}
-	return "http://" + net.JoinHostPort(name, strconv.Itoa(port)) + path
+	return scheme + "://" + net.JoinHostPort(name, strconv.Itoa(port)) + path
 }
 
 // Resolver returns the farm's name resolver: every site name, and every

@@ -101,16 +101,7 @@ func (f *Farm) TLSPort(addr netip.Addr) int {
 // HTTPSURL returns "https://<name>:<port><path>", where port is the TLS
 // port of the address name resolves to. The port is left out when that
 // address has no TLS listener or is not the farm's.
-func (f *Farm) HTTPSURL(name, path string) string {
-	port := 0
-	if addr, ok := f.res.lookup(canonHost(name)); ok {
-		port = f.TLSPort(addr)
-	}
-	if port == 0 {
-		return "https://" + name + path
-	}
-	return "https://" + net.JoinHostPort(name, strconv.Itoa(port)) + path
-}
+func (f *Farm) HTTPSURL(name, path string) string { return f.siteURL("https", f.TLSPort, name, path) }
 
 // serveTLSLocked gives ep, the endpoint of addr, a TLS port, if it has
 // none: a listener of its own, or the shared TLS listener when ep is
