@@ -72,6 +72,14 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 		c.err = f.requestError(ctx, t.url(), err)
 		return c
 	}
+	if resp.StatusCode < 100 {
+		// net/http takes any three digits; "000" is no HTTP status, and
+		// 0 means no response here: a failure of the host (R2.5).
+		resp.Body.Close()
+		c.end = f.clk.Now()
+		c.err = fmt.Errorf("polite: %s answered status %03d: not an HTTP status", t.url(), resp.StatusCode)
+		return c
+	}
 	c.status, c.header = resp.StatusCode, resp.Header
 	ok := c.status >= 200 && c.status <= 299
 	// A body is read whole only if its type is one the fetcher reads

@@ -150,15 +150,19 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	if f.ctx.Err() != nil {
 		return ErrClosed
 	}
-	f.addedMu.Lock()
-	dup := f.added.Add(n)
-	f.addedMu.Unlock()
-	if dup {
-		return fmt.Errorf("%w: %s (as %s)", ErrDuplicate, rawURL, n)
-	}
 	t := &task{raw: rawURL}
 	if n != rawURL {
 		t.setURL(n) // the URL requested: normalised, session ids stripped (R9)
+	}
+	// The set and the post go together: a URL is known as added only if
+	// it was accepted, and a second Add after a failed first says closed.
+	f.addedMu.Lock()
+	defer f.addedMu.Unlock()
+	if f.added.Add(n) {
+		if f.sched.closedToAdds() {
+			return ErrClosed
+		}
+		return fmt.Errorf("%w: %s (as %s)", ErrDuplicate, rawURL, n)
 	}
 	f.accepted.Add(1)
 	if !f.sched.post(event{add: t, hostName: name}) {

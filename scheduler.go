@@ -139,6 +139,13 @@ func (s *scheduler) post(ev event) bool {
 	return true
 }
 
+// closedToAdds reports whether Close has been posted.
+func (s *scheduler) closedToAdds() bool {
+	s.inboxMu.Lock()
+	defer s.inboxMu.Unlock()
+	return s.closed
+}
+
 // poke wakes the dispatcher, or leaves it a note if it is awake.
 func (s *scheduler) poke() {
 	select {
@@ -548,8 +555,14 @@ func (s *scheduler) movePending(b *budget) {
 	}
 	delete(s.moves, b)
 	for _, m := range pending {
-		if m.host.budget == b && m.host.stopped == nil && m.host.err == nil {
-			s.move(m.host, b, m.addr)
+		switch h := m.host; {
+		case h.budget != b || h.stopped != nil || h.err != nil:
+		case b.parkedUntil.After(s.clk.Now()):
+			// Parked by the request it waited for: it waits the park
+			// out where it is, and is looked up again after (R2.4).
+			h.resolvedAt = b.parkedUntil.Add(-RobotsMaxAge)
+		default:
+			s.move(h, b, m.addr)
 		}
 	}
 }
@@ -688,7 +701,7 @@ func (s *scheduler) completed(c *completion) {
 // did; a stopped or parked host's URL is answered instead.
 func (s *scheduler) retry(t *task) bool {
 	h := t.host
-	if h.stopped != nil || t.retries() >= s.f.set.retries || h.budget.parkedUntil.After(s.clk.Now()) {
+	if h.stopped != nil || h.err != nil || t.retries() >= s.f.set.retries || h.budget.parkedUntil.After(s.clk.Now()) {
 		return false
 	}
 	if t.rare == nil {
