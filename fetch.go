@@ -25,6 +25,9 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestConte
 	if t.robots != nil && c.err == nil && c.status >= 200 && c.status <= 299 && c.verdict.Kind != KindRefused {
 		c.rules = ParseRobots(c.body)
 	}
+	if t.robots != nil && c.err == nil {
+		f.keepRobots(t, c)
+	}
 	return c
 }
 
@@ -132,8 +135,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 
 	switch {
 	case c.err != nil:
-	case t.robots != nil:
-		f.keepRobots(t, c)
+	case t.robots != nil: // kept by fetch, once judged
 	case c.status == http.StatusNotModified && haveCopy:
 		// The copy stays as it is (R6.2). It is copied to the heap
 		// here, so that stored stays on the stack for every other page.
@@ -168,25 +170,29 @@ func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Heade
 	c.signals = readSignals(t.rules, f.set.ua.Product(), t.url(), header, page)
 }
 
-// keepRobots stores a robots.txt answer that says something (R5.3): the
-// rules of a 2xx, the absence of a 4xx, or, on a 304, the stored copy
-// confirmed at this time.
+// keepRobots stores a robots.txt answer that says something (R5.3), as
+// its verdict reads it: the rules of a 2xx that is no challenge, the
+// absence of a 4xx that is no refusal or of a 3xx leading nowhere, or, on
+// a 304, the stored copy confirmed at this time.
 func (f *Fetcher) keepRobots(t *task, c *completion) {
 	st := f.set.store
 	if st == nil {
 		return
 	}
 	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: validators(c.header), Body: c.body, Fetched: c.end}
-	switch {
-	case c.status == http.StatusNotModified:
+	switch c.verdict.Kind {
+	case KindNotModified:
 		old, ok, err := st.LoadRobots(t.robots.key)
 		if err != nil || !ok {
 			return
 		}
 		old.Fetched = c.end
 		r = old
-	case c.status >= 200 && c.status <= 299:
-	case c.status >= 400 && c.status <= 499 && c.status != 429 && c.status != 401 && c.status != 402 && c.status != 403:
+	case KindOK:
+	case KindNotFound:
+		if c.status == http.StatusUnauthorized {
+			return // a robots.txt behind a login is a refusal (R5.2)
+		}
 		r.Body = nil
 	default:
 		return
