@@ -40,6 +40,9 @@ import (
 // the user and system time of this process and of the farm's over the
 // run: together near the machine's 2 cores × run_s, the run is short of
 // CPU, and requests wait for it (with their connections and goroutines).
+// others_cpu_s is the CPU the rest of the machine used meanwhile: a run
+// that shared the machine with more than a few seconds of other work is
+// not comparable with one that did not.
 //
 // It runs in real time, about 35 s a run:
 //
@@ -92,7 +95,7 @@ func runRSS(b *testing.B, hosts, perHost, inFlight int) {
 	}
 	s := startMemorySampler(b, st, profileDir)
 
-	cpu0, farm0 := selfCPU(), processCPU(fp.cmd.Process.Pid)
+	cpu0, farm0, busy0 := selfCPU(), processCPU(fp.cmd.Process.Pid), machineCPU()
 	b.StartTimer()
 	begin := time.Now()
 	f, err := New(Config{Resolver: res, AllowPrivateNetworks: true, Logger: quiet, MaxInFlight: inFlight})
@@ -120,6 +123,7 @@ func runRSS(b *testing.B, hosts, perHost, inFlight int) {
 	f.Close()
 	b.StopTimer()
 	cpu, farmCPU := selfCPU()-cpu0, processCPU(fp.cmd.Process.Pid)-farm0
+	others := machineCPU() - busy0 - cpu - farmCPU
 	peak := s.stop()
 	hwm := st.field("VmHWM:")
 
@@ -142,6 +146,7 @@ func runRSS(b *testing.B, hosts, perHost, inFlight int) {
 	b.ReportMetric(elapsed.Seconds(), "run_s")
 	b.ReportMetric(cpu.Seconds(), "cpu_s")
 	b.ReportMetric(farmCPU.Seconds(), "farm_cpu_s")
+	b.ReportMetric(others.Seconds(), "others_cpu_s")
 	// Go's account at the sample of highest RSS.
 	at := peak.atRSS
 	b.ReportMetric(float64(at.rss)/mib, "at_peak:rss_MiB")
@@ -407,4 +412,25 @@ func processCPU(pid int) time.Duration {
 	ut, _ := strconv.ParseInt(string(f[11]), 10, 64)
 	st, _ := strconv.ParseInt(string(f[12]), 10, 64)
 	return time.Duration(ut+st) * (time.Second / 100)
+}
+
+// machineCPU is the CPU time all processes have used so far, from the
+// first line of /proc/stat (in ticks of 1/100 s): user, nice, system,
+// irq, softirq and steal, not idle and iowait.
+func machineCPU() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, _ := strconv.ParseInt(string(f[i]), 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / 100)
 }
