@@ -76,12 +76,26 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 		b.Fatal(err)
 	}
 	rep := farm.ReportOn(visits, restRule(MinRest))
+	rate, limit, lastFirst := visitRates(visits)
+	b.ReportMetric(rate/limit, "efficiency")
+	b.ReportMetric(rate, "requests/s")
+	b.ReportMetric(limit, "limit/s")
+	b.ReportMetric(float64(rep.Overlaps), "overlaps")
+	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
+	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
+	b.ReportMetric(float64(failed), "errors")
+}
+
+// visitRates sums, over the farm's addresses, the requests/s each got in
+// its steady state (from its first request to its last) and the limit the
+// rules allow over the same requests, the rest computed by R2 from the
+// durations the farm saw (see BenchmarkPoliteness). lastFirst is the
+// latest first request of an address.
+func visitRates(visits []farm.Visit) (rate, limit float64, lastFirst time.Time) {
 	byAddr := make(map[netip.Addr][]farm.Visit)
 	for _, v := range visits {
 		byAddr[v.Addr] = append(byAddr[v.Addr], v)
 	}
-	var rate, limit float64
-	var lastFirst time.Time
 	for _, vs := range byAddr {
 		if vs[0].Start.After(lastFirst) {
 			lastFirst = vs[0].Start
@@ -98,11 +112,5 @@ func runPoliteness(b *testing.B, hosts, perHost int) {
 		rate += n / vs[len(vs)-1].Start.Sub(vs[0].Start).Seconds()
 		limit += n / ideal.Seconds()
 	}
-	b.ReportMetric(rate/limit, "efficiency")
-	b.ReportMetric(rate, "requests/s")
-	b.ReportMetric(limit, "limit/s")
-	b.ReportMetric(float64(rep.Overlaps), "overlaps")
-	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
-	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
-	b.ReportMetric(float64(failed), "errors")
+	return rate, limit, lastFirst
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/politecrawler/polite/internal/farm"
 )
@@ -24,6 +25,11 @@ import (
 // for the visits at the end.
 
 const farmProcessEnv = "POLITE_FARM_PROCESS_HOSTS"
+
+// farmProcessIdleEnv, when set to a duration, makes the farm process
+// close a keep-alive connection idle that long (farm.SetIdleTimeout), as
+// servers elsewhere do; unset, idle connections stay open.
+const farmProcessIdleEnv = "POLITE_FARM_PROCESS_IDLE"
 
 // farmHello is the child's first line: where its hosts are.
 type farmHello struct {
@@ -49,6 +55,13 @@ func TestFarmProcessChild(t *testing.T) {
 	}
 	fm := farm.New(nil)
 	defer fm.Close()
+	if v := os.Getenv(farmProcessIdleEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			fail(err)
+		}
+		fm.SetIdleTimeout(d)
+	}
 	if err := fm.ShareOneListener(); err != nil {
 		fail(err)
 	}
@@ -87,11 +100,21 @@ type farmProcess struct {
 }
 
 // startFarmProcess starts a farm process with hosts default sites, named
-// b00000.test on.
+// b00000.test on, that keeps idle connections open.
 func startFarmProcess(tb testing.TB, hosts int) *farmProcess {
+	tb.Helper()
+	return startFarmProcessIdle(tb, hosts, 0)
+}
+
+// startFarmProcessIdle is startFarmProcess with a farm that closes a
+// connection idle for idle; zero keeps idle connections open.
+func startFarmProcessIdle(tb testing.TB, hosts int, idle time.Duration) *farmProcess {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmProcessChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), farmProcessEnv+"="+strconv.Itoa(hosts))
+	if idle > 0 {
+		cmd.Env = append(cmd.Env, farmProcessIdleEnv+"="+idle.String())
+	}
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
 )
@@ -139,6 +140,16 @@ func (f *Farm) Close() error {
 		f.active.Wait()
 	})
 	return f.closeErr
+}
+
+// SetIdleTimeout makes the farm close a keep-alive connection that has
+// been idle for d, as many servers do; zero (the default) keeps idle
+// connections open until the client closes them. Call it before the
+// farm serves: before ShareOneListener, NewAddr or AddSite.
+func (f *Farm) SetIdleTimeout(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.srv.IdleTimeout = d
 }
 
 // ShareOneListener makes the farm serve every address it adds from now on

@@ -1,0 +1,436 @@
+//go:build linux
+
+package polite
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkRSS measures the memory of the fetcher's process, as the OS
+// sees it, through a crawl of 10,000 farm hosts with 10 pages each
+// (robots.txt, a 404, then the pages: 11 requests per host, 3 s apart),
+// with MaxInFlight 1024 and the default Config otherwise. The farm runs
+// in a child process and closes a connection idle for 1 s, as many
+// servers do. The reader keeps nothing: every Result is read and dropped.
+//
+// peak_rss_MiB is the process's VmHWM over the run, its high-water mark
+// reset just before the Fetcher is made (clear_refs 5); base_rss_MiB is
+// the RSS at that moment, what the test binary holds of its own. The rest
+// is sampled every 25 ms: the Go heap in use at its peak (heap_inuse:
+// objects, live or not yet swept, and the unused space of their spans),
+// the live heap at its peak (as of a garbage collection), goroutines at
+// their peak, open file descriptors (the connections, nearly all) at
+// their peak over a count a second, and
+// Go's own account of its memory at the sample of highest RSS, by class:
+// heap in use, heap free (idle, not yet returned to the OS), stacks,
+// runtime metadata and other. requests/s and efficiency are
+// BenchmarkPoliteness's, from the farm's audit; cpu_s and farm_cpu_s are
+// the user and system time of this process and of the farm's over the
+// run: together near the machine's 2 cores × run_s, the run is short of
+// CPU, and requests wait for it (with their connections and goroutines).
+// others_cpu_s is the CPU the rest of the machine used meanwhile: a run
+// that shared the machine with more than a few seconds of other work is
+// not comparable with one that did not.
+//
+// It runs in real time, about 35 s a run:
+//
+//	go test -run '^$' -bench RSS -benchtime 1x -count 3 .
+//
+// With POLITE_RSS_PROFILE set to a directory, each time the live heap
+// grows by 1 MiB past the last profile the run writes a heap profile
+// (heap.pb.gz) and a goroutine profile (goroutine.pb.gz) there, each
+// overwriting the last: at the end they are from the live heap's peak.
+// The heap profile samples every 16 KiB allocated, not every 512 KiB.
+// The profiles cost memory and time of their own; measure without them.
+//
+//	go tool pprof -top -sample_index=inuse_space polite.test heap.pb.gz
+//	go tool pprof -top polite.test goroutine.pb.gz
+func BenchmarkRSS(b *testing.B) {
+	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
+		b.Skip("needs /proc/self/clear_refs:", err)
+	}
+	for range b.N {
+		runRSS(b, 10000, 10, 1024)
+	}
+}
+
+func runRSS(b *testing.B, hosts, perHost, inFlight int) {
+	b.StopTimer()
+	fp := startFarmProcessIdle(b, hosts, time.Second)
+	defer fp.close()
+	res := fp.resolver()
+	ctx := context.Background()
+
+	// What came before (the farm's hello, earlier runs) is collected and
+	// returned, so that the high-water mark starts from the test's own.
+	runtime.GC()
+	debug.FreeOSMemory()
+	st, err := openProcStatus()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.close()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Skip("cannot reset the RSS high-water mark:", err)
+	}
+	base := st.field("VmRSS:")
+	profileDir := os.Getenv("POLITE_RSS_PROFILE")
+	if profileDir != "" {
+		// A finer sample than the default 512 KiB, for what the run
+		// allocates from here on.
+		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+		runtime.MemProfileRate = 16 << 10
+	}
+	s := startMemorySampler(b, st, profileDir)
+
+	cpu0, farm0, busy0 := selfCPU(), processCPU(fp.cmd.Process.Pid), machineCPU()
+	b.StartTimer()
+	begin := time.Now()
+	f, err := New(Config{Resolver: res, AllowPrivateNetworks: true, Logger: quiet, MaxInFlight: inFlight})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range hosts {
+		for p := range perHost {
+			if err := f.Add(ctx, fp.url(i, "/p"+strconv.Itoa(p))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	failed := 0
+	for range hosts * perHost {
+		r, err := f.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Err != nil {
+			failed++
+		}
+	}
+	elapsed := time.Since(begin)
+	f.Close()
+	b.StopTimer()
+	cpu, farmCPU := selfCPU()-cpu0, processCPU(fp.cmd.Process.Pid)-farm0
+	others := machineCPU() - busy0 - cpu - farmCPU
+	peak := s.stop()
+	hwm := st.field("VmHWM:")
+
+	visits, err := fp.visits()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rate, limit, _ := visitRates(visits)
+	const mib = 1 << 20
+	b.ReportMetric(float64(hwm)/mib, "peak_rss_MiB")
+	b.ReportMetric(float64(base)/mib, "base_rss_MiB")
+	b.ReportMetric(float64(peak.heapInuse)/mib, "heap_inuse_peak_MiB")
+	b.ReportMetric(float64(peak.heapLive)/mib, "heap_live_peak_MiB")
+	b.ReportMetric(float64(peak.goroutines), "goroutines_peak")
+	b.ReportMetric(float64(peak.fds), "fds_peak")
+	b.ReportMetric(rate, "requests/s")
+	b.ReportMetric(rate/limit, "efficiency")
+	b.ReportMetric(float64(failed), "errors")
+	b.ReportMetric(float64(peak.gcs), "gc_cycles")
+	b.ReportMetric(elapsed.Seconds(), "run_s")
+	b.ReportMetric(cpu.Seconds(), "cpu_s")
+	b.ReportMetric(farmCPU.Seconds(), "farm_cpu_s")
+	b.ReportMetric(others.Seconds(), "others_cpu_s")
+	// Go's account at the sample of highest RSS.
+	at := peak.atRSS
+	b.ReportMetric(float64(at.rss)/mib, "at_peak:rss_MiB")
+	b.ReportMetric(float64(at.heapInuse)/mib, "at_peak:heap_inuse_MiB")
+	b.ReportMetric(float64(at.heapFree)/mib, "at_peak:heap_free_MiB")
+	b.ReportMetric(float64(at.stacks)/mib, "at_peak:stacks_MiB")
+	b.ReportMetric(float64(at.runtime)/mib, "at_peak:runtime_MiB")
+	b.ReportMetric(float64(at.goroutines), "at_peak:goroutines")
+	b.ReportMetric(float64(at.fds), "at_peak:fds")
+	if testing.Verbose() {
+		b.Logf("peak RSS %.1f MiB at %.1f s: heap in use %.1f (objects %.1f, span space unused %.1f), heap free not returned %.1f, stacks %.1f, runtime %.1f, released %.1f; %d goroutines, %d fds; live heap peak %.1f MiB",
+			float64(hwm)/mib, at.t.Sub(begin).Seconds(), float64(at.heapInuse)/mib, float64(at.objects)/mib,
+			float64(at.heapInuse-at.objects)/mib, float64(at.heapFree)/mib, float64(at.stacks)/mib,
+			float64(at.runtime)/mib, float64(at.released)/mib, at.goroutines, at.fds, float64(peak.heapLive)/mib)
+		for _, m := range peak.timeline {
+			b.Logf("%5.1f s: rss %6.1f  heap in use %6.1f  live %6.1f  free %6.1f  released %6.1f  stacks %5.1f  runtime %5.1f MiB; %5d goroutines, %5d fds",
+				m.t.Sub(begin).Seconds(), float64(m.rss)/mib, float64(m.heapInuse)/mib, float64(m.heapLive)/mib,
+				float64(m.heapFree)/mib, float64(m.released)/mib, float64(m.stacks)/mib, float64(m.runtime)/mib, m.goroutines, m.fds)
+		}
+	}
+}
+
+// memSample is one reading of the process's memory.
+type memSample struct {
+	t          time.Time
+	rss        int64 // VmRSS
+	objects    int64 // heap objects, live or not yet freed
+	heapInuse  int64 // objects and the unused space of their spans
+	heapFree   int64 // heap pages free, not returned to the OS
+	released   int64 // heap pages returned to the OS
+	stacks     int64 // goroutine stacks (and the OS threads' stacks)
+	runtime    int64 // runtime metadata, profiling buckets, other
+	heapLive   int64 // live heap as of the last garbage collection
+	goroutines int64
+	fds        int
+}
+
+// memPeaks are the peaks a sampler saw.
+type memPeaks struct {
+	heapInuse, heapLive, goroutines int64
+	fds                             int
+	gcs                             uint64
+	atRSS                           memSample // the sample of highest RSS
+	// timeline holds a sample a second, for -v.
+	timeline []memSample
+}
+
+type memorySampler struct {
+	done  chan struct{}
+	wg    sync.WaitGroup
+	peaks memPeaks
+}
+
+var sampledMetrics = []string{
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/stacks:bytes",
+	"/memory/classes/os-stacks:bytes",
+	"/memory/classes/metadata/mcache/free:bytes",
+	"/memory/classes/metadata/mcache/inuse:bytes",
+	"/memory/classes/metadata/mspan/free:bytes",
+	"/memory/classes/metadata/mspan/inuse:bytes",
+	"/memory/classes/metadata/other:bytes",
+	"/memory/classes/profiling/buckets:bytes",
+	"/memory/classes/other:bytes",
+	"/gc/heap/live:bytes",
+	"/sched/goroutines:goroutines",
+	"/gc/cycles/total:gc-cycles",
+}
+
+// startMemorySampler samples every 25 ms until stop. With profileDir set,
+// it writes heap and goroutine profiles there as the live heap grows.
+func startMemorySampler(b *testing.B, st *procStatus, profileDir string) *memorySampler {
+	s := &memorySampler{done: make(chan struct{})}
+	ms := make([]metrics.Sample, len(sampledMetrics))
+	for i, n := range sampledMetrics {
+		ms[i].Name = n
+	}
+	read := func() (memSample, uint64) {
+		metrics.Read(ms)
+		v := func(i int) int64 { return int64(ms[i].Value.Uint64()) }
+		return memSample{
+			t:          time.Now(),
+			rss:        st.field("VmRSS:"),
+			objects:    v(0),
+			heapInuse:  v(0) + v(1),
+			heapFree:   v(2),
+			released:   v(3),
+			stacks:     v(4) + v(5),
+			runtime:    v(6) + v(7) + v(8) + v(9) + v(10) + v(11) + v(12),
+			heapLive:   v(13),
+			goroutines: v(14),
+		}, ms[15].Value.Uint64()
+	}
+	_, gc0 := read()
+	var profiled int64
+	lastFDs := 0
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		tick := time.NewTicker(25 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			m, gcs := read()
+			p := &s.peaks
+			// Counting 5,000 descriptors costs the kernel about 5 ms: done
+			// every 25 ms it took an eighth of the run's CPU.
+			if n := len(p.timeline); n == 0 || m.t.Sub(p.timeline[n-1].t) >= time.Second {
+				lastFDs = countFDs()
+			}
+			m.fds = lastFDs // at most a second old
+			p.heapInuse = max(p.heapInuse, m.heapInuse)
+			p.goroutines = max(p.goroutines, m.goroutines)
+			p.fds = max(p.fds, m.fds)
+			p.gcs = gcs - gc0
+			if m.rss > p.atRSS.rss {
+				p.atRSS = m
+			}
+			if n := len(p.timeline); n == 0 || m.t.Sub(p.timeline[n-1].t) >= time.Second {
+				p.timeline = append(p.timeline, m)
+			}
+			if m.heapLive > p.heapLive {
+				p.heapLive = m.heapLive
+				if profileDir != "" && m.heapLive > profiled+1<<20 {
+					profiled = m.heapLive
+					writeProfiles(b, profileDir)
+				}
+			}
+			select {
+			case <-s.done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *memorySampler) stop() memPeaks {
+	close(s.done)
+	s.wg.Wait()
+	return s.peaks
+}
+
+// writeProfiles writes heap.pb.gz and goroutine.pb.gz in dir.
+func writeProfiles(b *testing.B, dir string) {
+	for _, name := range []string{"heap", "goroutine"} {
+		var buf bytes.Buffer
+		if err := pprof.Lookup(name).WriteTo(&buf, 0); err != nil {
+			b.Error(err)
+			return
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".pb.gz"), buf.Bytes(), 0o644); err != nil {
+			b.Error(err)
+			return
+		}
+	}
+}
+
+// procStatus reads fields of /proc/self/status into one buffer, without
+// allocating.
+type procStatus struct {
+	f   *os.File
+	mu  sync.Mutex
+	buf []byte
+}
+
+func openProcStatus() (*procStatus, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	return &procStatus{f: f, buf: make([]byte, 8<<10)}, nil
+}
+
+func (p *procStatus) close() { p.f.Close() }
+
+// field returns a "kB" field of the status in bytes, -1 if unreadable.
+func (p *procStatus) field(name string) int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n, err := p.f.ReadAt(p.buf, 0)
+	if n == 0 && err != nil {
+		return -1
+	}
+	s := p.buf[:n]
+	i := bytes.Index(s, []byte(name))
+	if i < 0 {
+		return -1
+	}
+	s = s[i+len(name):]
+	if j := bytes.IndexByte(s, '\n'); j >= 0 {
+		s = s[:j]
+	}
+	s = bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(s), []byte("kB")))
+	var kb int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		kb = kb*10 + int64(c-'0')
+	}
+	return kb << 10
+}
+
+// direntBuf is countFDs's buffer; only the sampler calls it.
+var direntBuf = make([]byte, 64<<10)
+
+// countFDs counts the process's open file descriptors without allocating
+// a name for each.
+func countFDs() int {
+	fd, err := syscall.Open("/proc/self/fd", syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return -1
+	}
+	defer syscall.Close(fd)
+	count := 0
+	for {
+		n, err := syscall.ReadDirent(fd, direntBuf)
+		if err != nil || n <= 0 {
+			break
+		}
+		for off := 0; off < n; {
+			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
+			reclen := int(direntBuf[off+16]) | int(direntBuf[off+17])<<8
+			if name := direntBuf[off+19]; name != '.' {
+				count++
+			}
+			off += reclen
+		}
+	}
+	return count - 1 // the descriptor reading the directory
+}
+
+// selfCPU is the process's user and system time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processCPU is the user and system time so far of process pid, from
+// /proc/pid/stat (in ticks of 1/100 s, USER_HZ on Linux).
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command may hold spaces; the fields after it are space-separated:
+	// state is the 3rd field, utime the 14th, stime the 15th.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(string(f[11]), 10, 64)
+	st, _ := strconv.ParseInt(string(f[12]), 10, 64)
+	return time.Duration(ut+st) * (time.Second / 100)
+}
+
+// machineCPU is the CPU time all processes have used so far, from the
+// first line of /proc/stat (in ticks of 1/100 s): user, nice, system,
+// irq, softirq and steal, not idle and iowait.
+func machineCPU() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, _ := strconv.ParseInt(string(f[i]), 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / 100)
+}
