@@ -1,0 +1,38 @@
+package polite
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// A connection's read buffer (readBufferSize) is smaller than a response
+// can be: a header line many times its size, and a body sent chunked, are
+// read whole.
+func TestResponseLongerThanReadBuffer(t *testing.T) {
+	r := newRig(t)
+	long := strings.Repeat("a", 8*readBufferSize)
+	body := []byte("<html><body>" + strings.Repeat("x", 20*readBufferSize) + "</body></html>")
+	h := r.site(farm.Site{Name: "long.test", Default: func(string) farm.Page {
+		// BodyDelay makes the farm flush half the body before the rest,
+		// without a Content-Length: the body is sent chunked.
+		return farm.Page{Header: http.Header{"Content-Type": {"text/html"}, "X-Long": {long}}, Body: body, BodyDelay: time.Millisecond}
+	}})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	u := r.farm.URL(h, "/")
+	r.add(u)
+	res := r.results(1)[u]
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := res.Header.Get("X-Long"); got != long {
+		t.Errorf("X-Long: %d bytes, want %d", len(got), len(long))
+	}
+	if !bytes.Equal(res.Body, body) {
+		t.Errorf("body: %d bytes, want %d", len(res.Body), len(body))
+	}
+}
