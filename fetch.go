@@ -21,6 +21,10 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestConte
 	if c.status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
+		if t.robots != nil && c.status == http.StatusUnauthorized {
+			// A robots.txt behind a login is a refusal (R5.2).
+			c.verdict.Kind, c.verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
+		}
 	}
 	if t.robots != nil && c.err == nil && c.status >= 200 && c.status <= 299 && c.verdict.Kind != KindRefused {
 		c.rules = ParseRobots(c.body)
@@ -190,9 +194,6 @@ func (f *Fetcher) keepRobots(t *task, c *completion) {
 		r = old
 	case KindOK:
 	case KindNotFound:
-		if c.status == http.StatusUnauthorized {
-			return // a robots.txt behind a login is a refusal (R5.2)
-		}
 		r.Body = nil
 	default:
 		return

@@ -632,10 +632,6 @@ func (s *scheduler) completed(c *completion) {
 	failed := false
 	if c.status != 0 {
 		r.Verdict = c.verdict
-		if t.robots != nil && c.status == 401 {
-			// A robots.txt behind a login is a refusal (R5.2).
-			r.Verdict.Kind, r.Verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
-		}
 		// A body that did not arrive whole fails whatever the status (R2.5).
 		failed = r.Verdict.Failure() || errors.Is(c.err, ErrIncompleteBody)
 	} else {
