@@ -16,8 +16,8 @@ import (
 // and reads the body within the caps. It never follows a redirect itself.
 // A page is stored before the request is reported, so a delivered Result
 // is a stored page.
-func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestContexts) *completion {
-	c := f.request(t, b, tr, rc)
+func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool, rc *requestContexts) *completion {
+	c := f.request(t, b, tr, loadCopy, rc)
 	if c.status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
@@ -38,7 +38,7 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, rc *requestConte
 // request makes the request and reads the response: a body within its
 // cap, which for an answer that is not 2xx and not of a type the caller
 // reads (and for any robots.txt answer that is not 2xx) is classifyPrefix.
-func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestContexts) *completion {
+func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool, rc *requestContexts) *completion {
 	c := &completion{task: t, budget: b}
 	ctx := withPin(rc.begin(), b)
 	defer rc.end()
@@ -58,15 +58,23 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	if t.rare != nil {
 		ifNoneMatch, ifModifiedSince = t.rare.ifNoneMatch, t.rare.ifModifiedSince
 	}
+	// Its validators were loaded while the budget rested (storework.go),
+	// or are loaded now.
 	var stored StoredPage
-	var haveCopy bool
-	if t.robots == nil && f.set.keepPages {
+	var haveCopy, loaded bool
+	switch {
+	case t.robots != nil || !f.set.keepPages:
+	case loadCopy:
 		if stored, haveCopy, err = f.set.store.LoadPage(t.url()); err != nil {
 			f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
 		}
+		loaded = true
+		ifNoneMatch, ifModifiedSince = "", ""
 		if haveCopy {
 			ifNoneMatch, ifModifiedSince = stored.Header.Get("ETag"), stored.Header.Get("Last-Modified")
 		}
+	default:
+		haveCopy = t.rare.haveCopy
 	}
 	// Only these headers: no cookies, no Authorization (R8.2).
 	req.Header = f.headers.of(t.host.policy.unrestricted, t.robots != nil, ifNoneMatch, ifModifiedSince)
@@ -141,11 +149,20 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, rc *requestCon
 	case c.err != nil:
 	case t.robots != nil: // kept by fetch, once judged
 	case c.status == http.StatusNotModified && haveCopy:
-		// The copy stays as it is (R6.2). It is copied to the heap
-		// here, so that stored stays on the stack for every other page.
-		kept := stored
-		c.stored = &kept
-		f.readPage(t, c, req.URL, stored.Header, stored.Body)
+		// The copy stays as it is (R6.2). Only its validators were
+		// loaded before the request: the copy itself is loaded now, after
+		// the response, outside the rest. It is copied to the heap here,
+		// so that stored stays on the stack for every other page.
+		if !loaded {
+			if stored, haveCopy, err = f.set.store.LoadPage(t.url()); err != nil {
+				f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
+			}
+		}
+		if haveCopy {
+			kept := stored
+			c.stored = &kept
+			f.readPage(t, c, req.URL, stored.Header, stored.Body)
+		}
 	case c.status >= 200 && c.status <= 299:
 		f.readPage(t, c, req.URL, c.header, c.body)
 		if f.set.keepPages {

@@ -22,56 +22,78 @@ func coolOffAfter(n int, base time.Duration) time.Duration {
 	return scale(base, 1<<min(max(n-1, 0), 20))
 }
 
-// remember loads what an earlier run learned of a new host: a cool-off
-// that keeps it stopped, or the slower floor it comes back with (R2.6).
-func (s *scheduler) remember(h *host) {
-	if s.f.set.store == nil {
-		return
-	}
-	rec, ok, err := s.f.set.store.LoadHost(h.name)
-	if err != nil {
-		s.f.set.logger.Warn("polite: store: loading host", "host", h.name, "err", err)
-		return
-	}
-	if !ok || rec.Stops == 0 {
-		return
-	}
-	if until := rec.CoolOffUntil; until.After(s.clk.Now()) {
-		h.stopped = fmt.Errorf("%w: left alone until %s (stop %d: %s)", ErrCoolingOff,
-			until.UTC().Format(time.RFC3339), rec.Stops, rec.LastReason)
-		return
-	}
-	h.floorFactor = 1 << min(rec.Stops, 10) // 2× after the first cool-off, 4× after the second…
+// recallHost asks the Store what an earlier run learned of a new host,
+// before it is looked up; its URLs wait meanwhile, as for a lookup.
+func (s *scheduler) recallHost(h *host) {
+	h.resolving = true
+	s.askStore(storeJob{host: h})
 }
 
-// recordStop keeps a stop for later runs: the refusal record (R3.4) and
-// the host's grown cool-off (R3.3). A store error is logged, never fatal:
-// the host is stopped for this run whatever the store says.
+// hostRecalled takes up what an earlier run learned of a host: a cool-off
+// that keeps it stopped, or the slower floor it comes back with (R2.6).
+// Then the host is looked up, or given its budget if it is an address.
+func (s *scheduler) hostRecalled(h *host, a *storeAnswer) {
+	if a.err != nil {
+		s.f.set.logger.Warn("polite: store: loading host", "host", h.name, "err", a.err)
+	}
+	if rec := a.host; a.err == nil && a.found && rec.Stops > 0 {
+		if until := rec.CoolOffUntil; until.After(s.clk.Now()) {
+			h.stopped = fmt.Errorf("%w: left alone until %s (stop %d: %s)", ErrCoolingOff,
+				until.UTC().Format(time.RFC3339), rec.Stops, rec.LastReason)
+			s.counts.stopped++
+		} else {
+			h.floorFactor = 1 << min(rec.Stops, 10) // 2× after the first cool-off, 4× after the second…
+		}
+	}
+	switch a, literal := literalAddr(h.name); {
+	case h.stopped != nil:
+		h.resolving = false
+		s.endWaiting(h, &StoppedError{Host: h.name, Cause: h.stopped})
+	case s.closing:
+		h.resolving = false
+		s.endWaiting(h, ErrClosed)
+	case literal:
+		h.resolving = false
+		s.attach(h, a.Unmap())
+		waiting := h.waiting
+		h.waiting = nil
+		for _, t := range waiting {
+			s.gate(t)
+		}
+	default:
+		s.lookups = append(s.lookups, h) // still resolving
+	}
+}
+
+// recordStop keeps a stop for later runs, by a store job: the refusal
+// record (R3.4) and the host's grown cool-off (R3.3).
 func (s *scheduler) recordStop(h *host, cause error, at time.Time) {
-	st := s.f.set.store
-	if st == nil {
+	if s.f.set.store == nil {
 		return // the host is stopped for this run; the log has the refusal
 	}
-	rec := RefusalRecord{Host: h.name, Kind: "failures", Evidence: cause.Error(), At: at}
+	s.askStore(storeJob{stop: &stopRecord{host: h.name, cause: cause, at: at}})
+}
+
+// keepStop writes a stop. A store error is logged, never fatal: the host
+// is stopped for this run whatever the store says.
+func (f *Fetcher) keepStop(r *stopRecord) error {
+	st := f.set.store
+	rec := RefusalRecord{Host: r.host, Kind: "failures", Evidence: r.cause.Error(), At: r.at}
 	var ref *RefusalError
-	if errors.As(cause, &ref) {
+	if errors.As(r.cause, &ref) {
 		rec.URL, rec.Status, rec.Kind, rec.Evidence = ref.URL, ref.Status, ref.Verdict.Kind.String(), ref.Verdict.Evidence
 		if ref.Verdict.Challenge {
 			rec.Kind = "challenge"
 		}
 	}
-	if err := st.AddRefusal(rec); err != nil {
-		s.f.set.logger.Warn("polite: store: keeping a refusal", "host", h.name, "err", err)
-	}
-	hr, _, err := st.LoadHost(h.name)
-	if err == nil {
-		hr.Host = h.name
+	err := st.AddRefusal(rec)
+	hr, _, lerr := st.LoadHost(r.host)
+	if lerr == nil {
+		hr.Host = r.host
 		hr.Stops++
-		hr.CoolOffUntil = at.Add(coolOffAfter(hr.Stops, s.f.set.coolOff))
-		hr.LastReason = cause.Error()
-		err = st.SaveHost(hr)
+		hr.CoolOffUntil = r.at.Add(coolOffAfter(hr.Stops, f.set.coolOff))
+		hr.LastReason = r.cause.Error()
+		lerr = st.SaveHost(hr)
 	}
-	if err != nil {
-		s.f.set.logger.Warn("polite: store: keeping a host's cool-off", "host", h.name, "err", err)
-	}
+	return errors.Join(err, lerr)
 }

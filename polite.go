@@ -118,6 +118,12 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		f.workers.Add(1)
 		go f.work()
 	}
+	if set.store != nil {
+		for range f.sched.storeWorkers() {
+			f.workers.Add(1)
+			go f.workStore()
+		}
+	}
 	go func() {
 		defer close(f.dispatched)
 		f.sched.run()
@@ -240,7 +246,7 @@ func (f *Fetcher) work() {
 			if j.resolve != nil {
 				j, more = f.sched.report(f.resolve(j.resolve, lc), nil)
 			} else {
-				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, rc))
+				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, j.loadCopy, rc))
 			}
 		}
 	}

@@ -38,8 +38,12 @@ func (s *scheduler) follow(t *task, r *Result) {
 		Addr: r.Addr, Started: r.Started, Duration: r.Duration, Rest: r.Rest,
 	})
 	t.setURL(target)
-	t.rare.retries = 0 // a new URL: its own tries (R11.3)
-	t.rules = nil      // and its own origin's signals, if it has any (R7.1)
+	t.rare.retries = 0   // a new URL: its own tries (R11.3)
+	if t.robots == nil { // and its own stored copy (R6.1)
+		t.rare.copy, t.rare.haveCopy = copyUnknown, false
+		t.rare.ifNoneMatch, t.rare.ifModifiedSince = "", ""
+	}
+	t.rules = nil // and its own origin's signals, if it has any (R7.1)
 	if e := s.trapped(t, name); e != nil {
 		s.dropTrap(t, e)
 		return

@@ -57,8 +57,10 @@ type origin struct {
 	obtained time.Time // when the site last gave an answer (R5.3's 30 days)
 	etag     string    // validators for the conditional refresh
 	modified string
-	fetching bool    // a robots.txt task is queued, resolving or in flight
-	waiting  []*task // pages held until the rules are known
+	fetching bool // a robots.txt task is queued, resolving or in flight
+	// recalling: its stored copy is being loaded (storework.go).
+	recalling bool
+	waiting   []*task // pages held until the rules are known
 }
 
 // originKey is scheme://host:port, lower-case, the port always written.
@@ -201,24 +203,38 @@ func (s *scheduler) gate(t *task) {
 		o = &origin{key: key, host: h}
 		s.origins[key] = o
 		h.origins = append(h.origins, o)
-		s.recall(o)
+		if s.f.set.store != nil {
+			o.recalling = true
+			s.askStore(storeJob{origin: o})
+		}
 	}
-	if o.robots != nil && s.clk.Now().Before(o.fresh) {
+	switch {
+	case o.recalling:
+		o.waiting = append(o.waiting, t)
+	case o.robots != nil && s.clk.Now().Before(o.fresh):
 		s.check(o, t)
+	default:
+		o.waiting = append(o.waiting, t)
+		s.askRobots(o)
+	}
+}
+
+// askRobots asks for an origin's robots.txt, unless it is asked already:
+// first in its host's budget, or after the host is looked up again.
+func (s *scheduler) askRobots(o *origin) {
+	if o.fetching {
 		return
 	}
-	o.waiting = append(o.waiting, t)
-	if !o.fetching {
-		o.fetching = true
-		rt := &task{raw: robotsURL(key), host: h, robots: o}
-		if o.robots != nil {
-			rt.rare = &taskRare{ifNoneMatch: o.etag, ifModifiedSince: o.modified}
-		}
-		if s.lookUpAgain(h, rt) {
-			return
-		}
-		s.enqueueFront(h.budget, rt)
+	o.fetching = true
+	h := o.host
+	rt := &task{raw: robotsURL(o.key), host: h, robots: o}
+	if o.robots != nil {
+		rt.rare = &taskRare{ifNoneMatch: o.etag, ifModifiedSince: o.modified}
 	}
+	if s.lookUpAgain(h, rt) {
+		return
+	}
+	s.enqueueFront(h.budget, rt)
 }
 
 // lookUpAgain holds a robots.txt request whose host was looked up a robots
@@ -238,31 +254,31 @@ func (s *scheduler) lookUpAgain(h *host, rt *task) bool {
 	return true
 }
 
-// recall takes up the stored robots.txt copy of a new origin (R5.3): used
-// as is while under 24 h old, refreshed conditionally after, and standing
-// in while the site cannot be reached, up to 30 days after it last
-// answered.
-func (s *scheduler) recall(o *origin) {
-	if s.f.set.store == nil {
-		return
+// robotsRecalled takes up the stored robots.txt copy of a new origin
+// (R5.3), loaded and parsed by a store job: used as is while under 24 h
+// old, refreshed conditionally after, and standing in while the site
+// cannot be reached, up to 30 days after it last answered. Then the pages
+// that waited for it are checked, or wait on for robots.txt.
+func (s *scheduler) robotsRecalled(o *origin, a *storeAnswer) {
+	o.recalling = false
+	if a.err != nil {
+		s.f.set.logger.Warn("polite: store: loading robots.txt", "origin", o.key, "err", a.err)
 	}
-	rec, ok, err := s.f.set.store.LoadRobots(o.key)
-	if err != nil {
-		s.f.set.logger.Warn("polite: store: loading robots.txt", "origin", o.key, "err", err)
-		return
+	if a.err == nil && a.found {
+		rec := a.robots
+		o.robots = a.rules
+		o.obtained = rec.Fetched
+		o.fresh = rec.Fetched.Add(RobotsMaxAge)
+		o.etag, o.modified = rec.Header.Get("ETag"), rec.Header.Get("Last-Modified")
+		s.applyCrawlDelay(o)
 	}
-	if !ok {
-		return
+	switch {
+	case len(o.waiting) == 0: // the host stopped meanwhile, and answered them
+	case o.robots != nil && s.clk.Now().Before(o.fresh):
+		s.release(o)
+	default:
+		s.askRobots(o)
 	}
-	body := rec.Body
-	if rec.Status < 200 || rec.Status > 299 {
-		body = nil // a 4xx was kept: no robots.txt, everything allowed
-	}
-	o.robots = ParseRobots(body)
-	o.obtained = rec.Fetched
-	o.fresh = rec.Fetched.Add(RobotsMaxAge)
-	o.etag, o.modified = rec.Header.Get("ETag"), rec.Header.Get("Last-Modified")
-	s.applyCrawlDelay(o)
 }
 
 // applyCrawlDelay joins an origin's Crawl-delay to its host's and its

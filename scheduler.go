@@ -67,6 +67,9 @@ type job struct {
 	resolve *host
 	fetch   *task
 	budget  *budget
+	// loadCopy says the request loads its page's stored copy itself: no
+	// store job has made it known (storework.go).
+	loadCopy bool
 	// transport is the one the request goes through, chosen when the job
 	// is handed out: a request for an address a host has left never
 	// shares a pool with the requests for its new one (see move).
@@ -92,6 +95,14 @@ type scheduler struct {
 	moves   map[*budget][]pendingMove
 	running int // jobs handed to workers and not yet reported
 	jobs    chan job
+	// storeWork is the store jobs waiting for a store worker, and
+	// storeRunning those handed out and not yet answered (storework.go).
+	storeWork    []storeJob
+	storeRunning int
+	storeJobs    chan storeJob
+	// parked are the budgets parked by a Retry-After beyond the horizon,
+	// until Stats finds their time over.
+	parked  []*budget
 	closing bool
 	// wakeAt is when the dispatcher's timer fires; zero when it is not
 	// set. A worker that leaves a budget due sooner wakes the dispatcher.
@@ -110,15 +121,16 @@ type scheduler struct {
 
 func newScheduler(f *Fetcher, hk hooks) *scheduler {
 	return &scheduler{
-		f:       f,
-		clk:     hk.clock,
-		hooks:   hk,
-		hosts:   make(map[string]*host),
-		origins: make(map[string]*origin),
-		budgets: make(map[netip.Addr]*budget),
-		jobs:    make(chan job, f.set.maxInFlight),
-		wake:    make(chan struct{}, 1),
-		traps:   urltrap.NewTracker(trapLimits),
+		f:         f,
+		clk:       hk.clock,
+		hooks:     hk,
+		hosts:     make(map[string]*host),
+		origins:   make(map[string]*origin),
+		budgets:   make(map[netip.Addr]*budget),
+		jobs:      make(chan job, f.set.maxInFlight),
+		storeJobs: make(chan storeJob, f.set.maxInFlight),
+		wake:      make(chan struct{}, 1),
+		traps:     urltrap.NewTracker(trapLimits),
 	}
 }
 
@@ -194,21 +206,23 @@ func (s *scheduler) run() {
 			evs[i] = event{}
 		}
 		s.recycle(evs)
-		if s.closing && s.running == 0 {
+		if s.closing && s.running == 0 && s.storeIdle() {
 			s.final = s.snapshot()
 			close(s.jobs)
+			close(s.storeJobs)
 			s.mu.Unlock()
 			return
 		}
 		now := s.clk.Now()
 		s.dueLookups(now)
 		s.dispatch(now)
+		s.dispatchStore()
 		next, ok := s.nextWake()
 		s.wakeAt = time.Time{}
 		if ok {
 			s.wakeAt = next
 		}
-		idle := s.running == 0
+		idle := s.running == 0 && s.storeIdle()
 		s.mu.Unlock()
 
 		var tick <-chan time.Time
@@ -275,7 +289,7 @@ func (s *scheduler) report(r *resolution, c *completion) (job, bool) {
 		s.running++
 	}
 	wake := s.closing || s.hooks.onIdle != nil && s.running == 0 ||
-		len(s.lookups) > 0 && s.running < s.f.set.maxInFlight
+		len(s.lookups) > 0 && s.running < s.f.set.maxInFlight || len(s.storeWork) > 0
 	// A budget due before the dispatcher's timer fires, or due now and
 	// not taken, while a worker is free, needs the dispatcher.
 	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
@@ -291,6 +305,7 @@ func (s *scheduler) report(r *resolution, c *completion) (job, bool) {
 func (s *scheduler) handle(ev event) {
 	switch {
 	case ev.add != nil:
+		s.counts.admitted++
 		if e := s.trapped(ev.add, ev.hostName); e != nil {
 			s.dropTrap(ev.add, e)
 			return
@@ -314,9 +329,9 @@ func (s *scheduler) admit(t *task, name string) {
 	if h == nil {
 		h = &host{name: name, policy: s.f.set.policyFor(name), floorFactor: 1}
 		s.hosts[name] = h
-		s.remember(h)
 		switch a, literal := literalAddr(name); {
-		case h.stopped != nil: // cooling off: not even looked up
+		case s.f.set.store != nil: // what an earlier run learned comes first
+			s.recallHost(h)
 		case literal:
 			s.attach(h, a.Unmap())
 		default:
@@ -402,6 +417,7 @@ func (s *scheduler) refuse(b *budget, t *task) bool {
 func (s *scheduler) arm(b *budget) {
 	if !b.busy && b.index < 0 && b.pending() > 0 {
 		s.due.push(b)
+		s.askCopy(b)
 	}
 }
 
@@ -450,7 +466,13 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 			}
 		}
 		b.busy = true
-		return job{fetch: t, budget: b, transport: s.f.transport.Load()}, true
+		s.counts.fetching++
+		j := job{fetch: t, budget: b, transport: s.f.transport.Load()}
+		if t.robots == nil {
+			s.counts.pagesInFlight++
+			j.loadCopy = s.takeCopy(t)
+		}
+		return j, true
 	}
 	return job{}, false
 }
@@ -610,6 +632,10 @@ func (s *scheduler) completed(c *completion) {
 	b, t := c.budget, c.task
 	h := t.host
 	b.busy = false
+	s.counts.fetching--
+	if t.robots == nil {
+		s.counts.pagesInFlight--
+	}
 	s.counts.requests++
 	s.counts.bytes += int64(len(c.body))
 	r := &Result{
@@ -738,6 +764,7 @@ func (s *scheduler) close() {
 		e.b.index = -1
 	}
 	s.due = s.due[:0]
+	s.closeStoreWork()
 }
 
 // turnAway answers a task that gets no request of its own with err,
@@ -756,6 +783,7 @@ func (s *scheduler) finish(t *task, r *Result) {
 		s.finishRobots(t, r)
 		return
 	}
+	s.counts.finished++
 	r.URL = t.raw
 	r.FinalURL = t.url()
 	r.Redirects = t.hops()

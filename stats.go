@@ -26,12 +26,19 @@ type Stats struct {
 	Traps map[string]int
 }
 
-// runStats are the counters the scheduler keeps as it goes.
+// runStats are the counters the scheduler keeps as it goes, so that a
+// snapshot walks no queue under the lock every worker needs (R1.2).
 type runStats struct {
 	requests int
 	bytes    int64
 	refusals map[string]int
 	traps    map[string]int
+	admitted int // URLs taken from the inbox
+	finished int // URLs given their Result
+	fetching int // requests in flight, robots.txt included
+	// pagesInFlight are the requests in flight for URLs (not robots.txt).
+	pagesInFlight int
+	stopped       int // hosts stopped, in this run or cooling off from an earlier one
 }
 
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
@@ -52,46 +59,23 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 	return f.sched.final, nil
 }
 
-// snapshot counts the scheduler's state; it runs with the lock held.
+// snapshot reads the scheduler's counters; it runs with the lock held.
+// Every URL taken in and not answered is queued or in flight; an idle
+// budget with work is in the due heap.
 func (s *scheduler) snapshot() Stats {
 	st := Stats{
 		Hosts:    len(s.hosts),
-		InFlight: s.running,
+		Active:   s.counts.fetching,
+		Resting:  len(s.due),
+		Stopped:  s.counts.stopped,
+		Queued:   s.counts.admitted - s.counts.finished - s.counts.pagesInFlight,
+		InFlight: s.counts.fetching,
 		Requests: s.counts.requests,
 		Bytes:    s.counts.bytes,
 		Refusals: maps.Clone(s.counts.refusals),
 		Traps:    maps.Clone(s.counts.traps),
 	}
-	now := s.clk.Now()
-	for _, b := range s.budgets {
-		switch {
-		case b.busy:
-			st.Active++
-		case b.pending() > 0:
-			st.Resting++
-		}
-		if b.parkedUntil.After(now) {
-			st.Parked++
-		}
-		for _, t := range b.queue[b.head:] {
-			if t.robots == nil { // the fetcher's own robots.txt requests are not URLs
-				st.Queued++
-			}
-		}
-	}
-	for _, h := range s.hosts {
-		if h.stopped != nil {
-			st.Stopped++
-		}
-		for _, t := range h.waiting {
-			if t.robots == nil {
-				st.Queued++
-			}
-		}
-	}
-	for _, o := range s.origins {
-		st.Queued += len(o.waiting)
-	}
+	st.Parked = s.pruneParked(s.clk.Now())
 	return st
 }
 

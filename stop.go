@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -62,6 +63,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 		return
 	}
 	h.stopped = cause
+	s.counts.stopped++
 	if s.counts.refusals == nil {
 		s.counts.refusals = make(map[string]int)
 	}
@@ -90,10 +92,27 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 // wait beyond the horizon (R2.4): each comes back with the time it may be
 // asked again, rather than waiting unseen.
 func (s *scheduler) park(b *budget, at time.Time) {
+	if s.pruneParked(at); !slices.Contains(s.parked, b) {
+		s.parked = append(s.parked, b)
+	}
 	s.f.set.logger.Warn("polite: Retry-After beyond the horizon; address parked",
 		"address", b.addr, "until", b.parkedUntil, "horizon", s.f.set.horizon, "time", at)
 	for b.pending() > 0 {
 		t := b.pop()
 		s.turnAway(t, &ParkedError{Host: t.host.name, Until: b.parkedUntil})
 	}
+}
+
+// pruneParked forgets the parked budgets whose time is over, and returns
+// how many are parked still.
+func (s *scheduler) pruneParked(now time.Time) int {
+	kept := s.parked[:0]
+	for _, b := range s.parked {
+		if b.parkedUntil.After(now) {
+			kept = append(kept, b)
+		}
+	}
+	clear(s.parked[len(kept):])
+	s.parked = kept
+	return len(kept)
 }

@@ -22,8 +22,11 @@ type task struct {
 type taskRare struct {
 	cur  string // the URL of the next request, when it is not raw
 	hops []Hop  // redirects followed (R8.3)
-	// Validators of a stored robots.txt copy, for a conditional refresh (R5.3).
+	// Validators of a stored robots.txt copy, for a conditional refresh
+	// (R5.3), or of a page's stored copy, once copy says it is known (R6.1).
 	ifNoneMatch, ifModifiedSince string
+	copy                         copyState
+	haveCopy                     bool // a page's copy is stored
 	// retries are the requests of the current URL that failed transiently
 	// and were tried again (R11.3).
 	retries int
