@@ -19,7 +19,10 @@ import (
 
 // Defaults for the Config fields left at zero.
 const (
-	DefaultMaxInFlight  = 64
+	DefaultMaxInFlight = 64
+	// DefaultMaxUnread is how many Results may wait unread before the
+	// fetcher waits for its reader (Config.MaxUnread).
+	DefaultMaxUnread    = 256
 	DefaultMaxBodyBytes = 10 << 20
 	DefaultTimeout      = 60 * time.Second
 	// DefaultRetries is how many times a transient failure is tried
@@ -94,6 +97,16 @@ type Config struct {
 	// MaxInFlight bounds the requests in flight over all budgets (and the
 	// fetcher's worker goroutines). Zero: DefaultMaxInFlight.
 	MaxInFlight int
+
+	// MaxUnread bounds the Results waiting to be read, by Next or a
+	// Results loop: while that many wait, no request starts, and the
+	// fetcher waits for its reader rather than hold pages it was not
+	// asked for yet. With the requests in flight, at most MaxUnread +
+	// MaxInFlight Results wait. Add never waits for it: a crawler that
+	// Adds links from its Results loop goes on. URLs answered without a
+	// request (disallowed, stopped) still come back at once. Zero:
+	// DefaultMaxUnread.
+	MaxUnread int
 
 	// MinRest raises the floor of the rest after each request (R2.1).
 	// Zero or anything below the 3 s floor: the floor.
@@ -184,6 +197,7 @@ type settings struct {
 	allowPrivate bool
 	rootCAs      *x509.CertPool // nil: the system's roots
 	maxInFlight  int
+	maxUnread    int
 	retries      int
 	pacing       pacing
 	maxBody      int64
@@ -209,6 +223,7 @@ func (c Config) settle() (settings, error) {
 		allowPrivate: c.AllowPrivateNetworks,
 		rootCAs:      c.RootCAs, // copied below: the caller may add to its pool later
 		maxInFlight:  c.MaxInFlight,
+		maxUnread:    c.MaxUnread,
 		retries:      c.Retries,
 		pacing:       pacing{floor: c.MinRest, factor: c.DurationFactor},
 		maxBody:      c.MaxBodyBytes,
@@ -235,6 +250,9 @@ func (c Config) settle() (settings, error) {
 	}
 	if s.maxInFlight <= 0 {
 		s.maxInFlight = DefaultMaxInFlight
+	}
+	if s.maxUnread <= 0 {
+		s.maxUnread = DefaultMaxUnread
 	}
 	switch {
 	case s.retries == 0:

@@ -81,6 +81,9 @@ type hooks struct {
 	holdFetches bool
 	// lookupTimeout bounds one host lookup; zero is resolveTimeout.
 	lookupTimeout time.Duration
+	// onHeld is called, with the scheduler's lock held, each time the
+	// scheduler finds Config.MaxUnread Results unread and starts nothing.
+	onHeld func()
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a
@@ -108,12 +111,12 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		clk:            hk.clock,
 		ctx:            ctx,
 		cancel:         cancel,
-		results:        newResultQueue(),
 		dispatched:     make(chan struct{}),
 	}
 	f.transport.Store(newTransport(set.allowPrivate, set.rootCAs))
 	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.From(), set.types.accept)
 	f.sched = newScheduler(f, hk)
+	f.results = newResultQueue(f.sched.poke)
 	for range set.maxInFlight {
 		f.workers.Add(1)
 		go f.work()

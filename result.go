@@ -75,17 +75,36 @@ type Hop struct {
 	Rest     Rest
 }
 
-// resultQueue is an unbounded FIFO of results: a fetcher never drops a
-// result because its caller is slow to read (R11.1).
+// resultQueue is a FIFO of results: a fetcher never drops a result
+// because its caller is slow to read (R11.1). The scheduler starts no
+// request while it holds Config.MaxUnread of them (full), and the reader
+// that makes room wakes it (room).
 type resultQueue struct {
 	mu     sync.Mutex
 	items  []*Result
 	head   int
 	closed bool
 	ready  chan struct{} // one-slot: "there may be something to read"
+	// held: the scheduler found the queue full and waits for room.
+	held bool
+	room func()
 }
 
-func newResultQueue() *resultQueue { return &resultQueue{ready: make(chan struct{}, 1)} }
+func newResultQueue(room func()) *resultQueue {
+	return &resultQueue{ready: make(chan struct{}, 1), room: room}
+}
+
+// full reports whether limit results wait unread; if so, the next take
+// calls room.
+func (q *resultQueue) full(limit int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items)-q.head < limit {
+		return false
+	}
+	q.held = true
+	return true
+}
 
 func (q *resultQueue) signal() {
 	select {
@@ -141,9 +160,14 @@ func (q *resultQueue) take() (r *Result, ok, closed bool) {
 			q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
 		}
 		more := q.head < len(q.items) || q.closed
+		held := q.held
+		q.held = false
 		q.mu.Unlock()
 		if more {
 			q.signal()
+		}
+		if held {
+			q.room()
 		}
 		return r, true, false
 	}

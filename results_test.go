@@ -325,3 +325,40 @@ func TestResultsBreak(t *testing.T) {
 		t.Errorf("Pending() = %d after a break, want 2", n)
 	}
 }
+
+// R11.1: a crawler that Adds each page's links from its Results loop
+// goes on when the fetcher waits for it (MaxUnread 1): Add never waits
+// for the reader, so the loop body never blocks the loop.
+func TestCrawlWithMaxUnreadOneEnds(t *testing.T) {
+	r := newFarmRig(t)
+	pages := map[string]farm.Page{}
+	for i := range 12 {
+		// Page i links to 2i+1 and 2i+2, a tree of 12 pages.
+		pages[fmt.Sprintf("/p%d", i)] = farm.Page{Body: fmt.Appendf(nil,
+			`<html><body>page %d <a href="/p%d">a</a> <a href="/p%d">b</a></body></html>`, i, 2*i+1, 2*i+2)}
+	}
+	host := r.site(farm.Site{Name: "tree.test", Pages: pages})
+	f := r.start(polite.Config{MaxUnread: 1})
+	r.add(r.url(host, "/p0"))
+	ctx := context.Background()
+	got, added := 0, 1
+	for res, err := range f.Results(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got++
+		for _, l := range res.Links() {
+			switch err := f.Add(ctx, l.URL); {
+			case err == nil:
+				added++
+			case !errors.Is(err, polite.ErrDuplicate):
+				t.Fatalf("Add(%s): %v", l.URL, err)
+			}
+		}
+	}
+	// The loop ended by itself: every URL added got its Result, and each
+	// was asked once, after robots.txt.
+	if got != added || added < 25 || r.farm.Audit().Count(host) != added+1 {
+		t.Errorf("%d Results for %d URLs added, %d requests", got, added, r.farm.Audit().Count(host))
+	}
+}

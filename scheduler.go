@@ -244,6 +244,20 @@ func (s *scheduler) run() {
 	}
 }
 
+// readerBehind reports whether Config.MaxUnread Results wait unread: no
+// request starts until the reader makes room, and its take wakes the
+// dispatcher. The time does not matter meanwhile, so the dispatcher sets
+// no timer for a budget due.
+func (s *scheduler) readerBehind() bool {
+	if !s.f.results.full(s.f.set.maxUnread) {
+		return false
+	}
+	if s.hooks.onHeld != nil {
+		s.hooks.onHeld()
+	}
+	return true
+}
+
 // recycle keeps the inbox's emptied buffer for the next batch.
 func (s *scheduler) recycle(evs []event) {
 	s.inboxMu.Lock()
@@ -260,7 +274,7 @@ func (s *scheduler) recycle(evs []event) {
 func (s *scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if s.running < s.f.set.maxInFlight && len(s.due) > 0 {
+	if s.running < s.f.set.maxInFlight && len(s.due) > 0 && !s.readerBehind() {
 		next, ok = s.due.first().nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
@@ -443,7 +457,7 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 		s.lookups = s.lookups[1:]
 		return job{resolve: h}, true
 	}
-	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.hooks.holdFetches {
+	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.hooks.holdFetches && !s.readerBehind() {
 		b := s.due.pop()
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).
