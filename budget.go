@@ -23,6 +23,7 @@ type budget struct {
 	// floor is the floor of its rest (R2.1): 1 s when every host on the
 	// address is a documented API, else the web floor.
 	floor time.Duration
+	hosts int // the hosts on it (forget.go)
 }
 
 func (b *budget) pending() int { return len(b.queue) - b.head }

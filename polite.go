@@ -167,7 +167,7 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	// it was accepted, and a second Add after a failed first says closed.
 	f.addedMu.Lock()
 	defer f.addedMu.Unlock()
-	if f.added.Add(n) {
+	if f.added.Add(name, n) {
 		if f.sched.closedToAdds() {
 			return ErrClosed
 		}

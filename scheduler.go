@@ -109,6 +109,11 @@ type scheduler struct {
 	wakeAt time.Time
 	counts runStats
 	traps  *urltrap.Tracker
+	// idle are hosts that had no URL left, oldest first from idleHead;
+	// stoppedNames keep the stops of hosts forgotten (forget.go).
+	idle         []idleHost
+	idleHead     int
+	stoppedNames map[string]error
 
 	inboxMu sync.Mutex // guards inbox, spare and closed
 	inbox   []event
@@ -215,6 +220,7 @@ func (s *scheduler) run() {
 		}
 		now := s.clk.Now()
 		s.dueLookups(now)
+		s.forgetIdle(now)
 		s.dispatch(now)
 		s.dispatchStore()
 		next, ok := s.nextWake()
@@ -339,6 +345,10 @@ func (s *scheduler) admit(t *task, name string) {
 		s.turnAway(t, ErrClosed)
 		return
 	}
+	if cause, ok := s.stoppedNames[name]; ok { // stopped, and forgotten since
+		s.turnAway(t, &StoppedError{Host: name, Cause: cause})
+		return
+	}
 	h := s.hosts[name]
 	if h == nil {
 		h = &host{name: name, policy: s.f.set.policyFor(name), floorFactor: 1}
@@ -353,7 +363,7 @@ func (s *scheduler) admit(t *task, name string) {
 			s.lookups = append(s.lookups, h)
 		}
 	}
-	t.host = h
+	s.assign(t, h)
 	switch {
 	case h.err != nil:
 		s.turnAway(t, h.err)
@@ -384,6 +394,12 @@ func (s *scheduler) attach(h *host, a netip.Addr) {
 	floor = scale(floor, h.floorFactor)
 	if b.floor == 0 || floor > b.floor {
 		b.floor = floor
+	}
+	if h.budget != b {
+		if h.budget != nil {
+			h.budget.hosts--
+		}
+		b.hosts++
 	}
 	h.budget = b
 }
@@ -592,7 +608,7 @@ func (s *scheduler) movePending(b *budget) {
 	delete(s.moves, b)
 	for _, m := range pending {
 		switch h := m.host; {
-		case h.budget != b || h.stopped != nil || h.err != nil:
+		case h.budget != b || h.stopped != nil || h.err != nil || s.hosts[h.name] != h:
 		case b.parkedUntil.After(s.clk.Now()):
 			// Parked by the request it waited for: it waits the park
 			// out where it is, and is looked up again after (R2.4).
@@ -798,6 +814,9 @@ func (s *scheduler) finish(t *task, r *Result) {
 		return
 	}
 	s.counts.finished++
+	if t.host != nil {
+		s.leave(t.host)
+	}
 	r.URL = t.raw
 	r.FinalURL = t.url()
 	r.Redirects = t.hops()

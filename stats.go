@@ -10,7 +10,10 @@ import (
 // Budgets are server addresses (R1.1): Active and Resting count addresses;
 // Stopped counts host names.
 type Stats struct {
-	Hosts    int // host names seen in this run
+	// Hosts counts the host names held: those with URLs or seen within
+	// the last RobotsMaxAge, and those stopped. A host idle longer is
+	// forgotten (Forgotten), and counted again if seen again.
+	Hosts    int
 	Active   int // addresses with a request in flight
 	Resting  int // addresses with URLs queued, waiting out a rest
 	Stopped  int // hosts stopped: refused, failing, or cooling off from an earlier run
@@ -24,6 +27,8 @@ type Stats struct {
 	Refusals map[string]int
 	// Traps counts the URLs dropped as traps, by kind (R9).
 	Traps map[string]int
+	// Forgotten counts the hosts forgotten after a robots period idle.
+	Forgotten int
 }
 
 // runStats are the counters the scheduler keeps as it goes, so that a
@@ -39,6 +44,7 @@ type runStats struct {
 	// pagesInFlight are the requests in flight for URLs (not robots.txt).
 	pagesInFlight int
 	stopped       int // hosts stopped, in this run or cooling off from an earlier one
+	forgotten     int // hosts forgotten after a robots period idle (forget.go)
 }
 
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
@@ -64,16 +70,17 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 // budget with work is in the due heap.
 func (s *scheduler) snapshot() Stats {
 	st := Stats{
-		Hosts:    len(s.hosts),
-		Active:   s.counts.fetching,
-		Resting:  len(s.due),
-		Stopped:  s.counts.stopped,
-		Queued:   s.counts.admitted - s.counts.finished - s.counts.pagesInFlight,
-		InFlight: s.counts.fetching,
-		Requests: s.counts.requests,
-		Bytes:    s.counts.bytes,
-		Refusals: maps.Clone(s.counts.refusals),
-		Traps:    maps.Clone(s.counts.traps),
+		Hosts:     len(s.hosts) + len(s.stoppedNames),
+		Forgotten: s.counts.forgotten,
+		Active:    s.counts.fetching,
+		Resting:   len(s.due),
+		Stopped:   s.counts.stopped,
+		Queued:    s.counts.admitted - s.counts.finished - s.counts.pagesInFlight,
+		InFlight:  s.counts.fetching,
+		Requests:  s.counts.requests,
+		Bytes:     s.counts.bytes,
+		Refusals:  maps.Clone(s.counts.refusals),
+		Traps:     maps.Clone(s.counts.traps),
 	}
 	st.Parked = s.pruneParked(s.clk.Now())
 	return st

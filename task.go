@@ -86,4 +86,8 @@ type host struct {
 	origins    []*origin // its schemes and ports, each with its robots.txt
 	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
 	floorFactor int
+	// open counts its URLs not yet answered; lastUsed is when one was
+	// last admitted or answered (forget.go).
+	open     int
+	lastUsed time.Time
 }

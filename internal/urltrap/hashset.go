@@ -33,7 +33,7 @@ func (s *hashSet) add(h uint64) bool {
 
 func (s *hashSet) grow() {
 	old := s.slots
-	size := 1024
+	size := 8 // most hosts of a broad crawl have a few URLs
 	if len(old) > 0 {
 		size = len(old) * 2
 	}

@@ -32,11 +32,11 @@ const (
 // site.
 //
 // Duplicates (URLSet) are found by a 64-bit FNV-1a hash of the normalised URL,
-// not the URL itself: 8 bytes per URL (plus the map's overhead) instead
-// of ~100. Two distinct URLs collide with probability about n²/2⁶⁵ over
+// not the URL itself: 8 bytes per URL (plus the table's spare slots)
+// instead of ~100. Two distinct URLs collide with probability about n²/2⁶⁵ over
 // n URLs, one in 400,000 for ten million URLs; a collision skips one URL
-// as a duplicate, nothing worse. The seen set lasts the run and is not
-// bounded: it is the run's frontier.
+// as a duplicate, nothing worse. A host's seen set lasts as long as the
+// caller keeps the host (URLSet.Forget).
 //
 // A Tracker is not safe for concurrent use: the scheduler owns it and
 // calls it with its lock held. The zero value is ready to use with
@@ -84,15 +84,33 @@ func NewTracker(l Limits) *Tracker {
 	return &Tracker{limits: l.withDefaults()}
 }
 
-// URLSet is the set of normalised URLs admitted in a run, held as their
-// 64-bit hashes (see Tracker for the odds of a collision). The zero value
-// is empty and ready; it is not safe for concurrent use.
-type URLSet struct{ set hashSet }
+// URLSet is the set of normalised URLs admitted in a run, by host, held
+// as their 64-bit hashes (see Tracker for the odds of a collision): a
+// host's set can be forgotten with the host. The zero value is empty and
+// ready; it is not safe for concurrent use.
+type URLSet struct{ hosts map[string]*hashSet }
 
-// Add records the normalised URL, and reports whether it was already
-// there: a Duplicate.
-func (s *URLSet) Add(normalised string) (already bool) {
-	return s.set.add(hashString(normalised))
+// Add records the normalised URL of host, and reports whether it was
+// already there: a Duplicate.
+func (s *URLSet) Add(host, normalised string) (already bool) {
+	set := s.hosts[host]
+	if set == nil {
+		if s.hosts == nil {
+			s.hosts = make(map[string]*hashSet)
+		}
+		set = &hashSet{}
+		s.hosts[host] = set
+	}
+	return set.add(hashString(normalised))
+}
+
+// Forget drops what the set holds of host: its URLs are new again.
+func (s *URLSet) Forget(host string) { delete(s.hosts, host) }
+
+// Forget drops what the Tracker remembers of host.
+func (t *Tracker) Forget(host string) {
+	delete(t.hosts, host)
+	delete(t.firsts, host)
 }
 
 // Content records that the page at the normalised URL of host had a body

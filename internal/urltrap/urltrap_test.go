@@ -312,17 +312,27 @@ func TestCheckDoesNotAllocateForPages(t *testing.T) {
 
 func TestURLSet(t *testing.T) {
 	var tr URLSet
-	if tr.Add("http://a/x") {
+	if tr.Add("a", "http://a/x") {
 		t.Fatal("first sighting reported as seen")
 	}
-	if !tr.Add("http://a/x") {
+	if !tr.Add("a", "http://a/x") {
 		t.Fatal("second sighting not reported as seen")
 	}
-	if tr.Add("http://a/y") || tr.Add("http://b/x") {
+	if tr.Add("a", "http://a/y") || tr.Add("b", "http://b/x") {
 		t.Fatal("another URL reported as seen")
 	}
-	if n := testing.AllocsPerRun(100, func() { tr.Add("http://a/x") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { tr.Add("a", "http://a/x") }); n != 0 {
 		t.Errorf("Seen of a known URL allocates %v times", n)
+	}
+	for i := range 100 { // past the first table's size: it grows
+		tr.Add("a", fmt.Sprintf("http://a/%d", i))
+	}
+	if !tr.Add("a", "http://a/42") || !tr.Add("a", "http://a/x") {
+		t.Error("a URL lost as the host's set grew")
+	}
+	tr.Forget("a")
+	if tr.Add("a", "http://a/x") || !tr.Add("b", "http://b/x") {
+		t.Error("Forget(a): a's URL still seen, or b's lost")
 	}
 }
 

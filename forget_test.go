@@ -1,0 +1,70 @@
+package polite_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// R1.2, R5.3, R3.1: a host idle for a robots period leaves memory, and
+// its rules come back with it: robots.txt is asked again before its next
+// page and still disallows, and a URL added before is fetched again
+// rather than refused as a duplicate. A host stopped for the run stays
+// stopped once forgotten: nothing more is asked of it.
+func TestIdleHostIsForgottenWithoutWeakeningARule(t *testing.T) {
+	r := newFarmRig(t)
+	kept := r.site(farm.Site{Name: "kept.test", Pages: map[string]farm.Page{
+		farm.RobotsPath: {Body: []byte("User-agent: *\nDisallow: /private/\n")},
+		"/p":            {Body: []byte("<p>p</p>")},
+		"/private/x":    {Body: []byte("<p>x</p>")},
+	}})
+	refusing := r.site(farm.Site{Name: "refusing.test", Pages: map[string]farm.Page{
+		"/a": {Status: http.StatusForbidden}, "/b": {},
+	}})
+	other := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{"/1": {}, "/2": {}}})
+	f := r.start(polite.Config{})
+	p, x := r.url(kept, "/p"), r.url(kept, "/private/x")
+	r.add(p, r.url(refusing, "/a"))
+	r.results(2)
+
+	r.clk.Advance(polite.RobotsMaxAge + time.Hour)
+	r.add(r.url(other, "/1")) // any news wakes the fetcher, which forgets what is idle
+	r.results(1)
+	st, err := f.Stats(context.Background())
+	if err != nil || st.Forgotten != 2 || st.Hosts != 2 {
+		t.Fatalf("Stats after a day idle: Forgotten %d, Hosts %d (%v); want both hosts forgotten, other.test and refusing.test's stop held", st.Forgotten, st.Hosts, err)
+	}
+
+	if err := f.Add(context.Background(), p); err != nil {
+		t.Fatalf("Add(%s) again after its host was forgotten: %v", p, err)
+	}
+	r.add(x, r.url(refusing, "/b"))
+	got := r.results(3)
+	if got[p].Err != nil || got[p].Status != http.StatusOK {
+		t.Errorf("%s again: %v", p, got[p].Err)
+	}
+	if !errors.Is(got[x].Err, polite.ErrDisallowed) {
+		t.Errorf("%s: %v, want disallowed by robots.txt relearned", x, got[x].Err)
+	}
+	var stopped *polite.StoppedError
+	if !errors.As(got[r.url(refusing, "/b")].Err, &stopped) {
+		t.Errorf("refusing.test/b: %v, want its host still stopped", got[r.url(refusing, "/b")].Err)
+	}
+	robots := 0
+	for _, v := range r.farm.Audit().VisitsTo(kept) {
+		if v.Path == farm.RobotsPath {
+			robots++
+		}
+	}
+	if robots != 2 || r.farm.Audit().Count(kept) != 4 {
+		t.Errorf("kept.test: %d robots.txt requests of %d; want robots.txt, /p, then robots.txt again and /p", robots, r.farm.Audit().Count(kept))
+	}
+	if n := r.farm.Audit().Count(refusing); n != 2 {
+		t.Errorf("refusing.test saw %d requests, want robots.txt and /a only", n)
+	}
+}
