@@ -122,4 +122,19 @@ func (s *scheduler) forget(h *host, now time.Time) {
 		}
 	}
 	s.counts.forgotten++
+	// net/http keeps, per host name, a queue of requests waiting for an
+	// idle connection, and deletes it only when a connection is put back
+	// idle: a server that closes its connections (Connection: close, or
+	// keep-alive off) leaves it behind for the life of the transport,
+	// about 480 bytes a host: 23 MiB over 50,000 hosts in BenchmarkLongRun,
+	// where the heap grew 1.38× from 100,000 hosts to 150,000. A fresh
+	// transport every transportRenewal hosts forgotten lets them go.
+	if s.forgottenSinceRenewal++; s.forgottenSinceRenewal >= transportRenewal {
+		s.forgottenSinceRenewal = 0
+		s.f.freshTransport()
+	}
 }
+
+// transportRenewal is how many hosts are forgotten between two fresh
+// transports: the hosts active then each connect once more.
+const transportRenewal = 10_000

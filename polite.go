@@ -51,7 +51,7 @@ type Fetcher struct {
 	// transport is replaced when a host moves to another address (see
 	// scheduler.move); retired are the ones it replaced, closed by Close.
 	transport atomic.Pointer[http.Transport]
-	retired   []*http.Transport
+	retired   []retiredTransport
 	clk       clock.Clock
 	ctx       context.Context // cancelled by Close: ends requests in flight
 	cancel    context.CancelFunc
@@ -218,8 +218,8 @@ func (f *Fetcher) Close() error {
 		<-f.dispatched
 		f.workers.Wait()
 		f.transport.Load().CloseIdleConnections()
-		for _, t := range f.retired {
-			t.CloseIdleConnections() // what requests in flight on it put back
+		for _, r := range f.retired {
+			r.t.CloseIdleConnections() // what requests in flight on it put back
 		}
 		f.results.close()
 	})
@@ -232,7 +232,26 @@ func (f *Fetcher) Close() error {
 func (f *Fetcher) freshTransport() {
 	old := f.transport.Swap(newTransport(f.set.allowPrivate, f.set.rootCAs))
 	old.CloseIdleConnections()
-	f.retired = append(f.retired, old)
+	now := f.clk.Now()
+	// A transport retired long enough ago has nothing left: its last
+	// request ended within MaxTimeout, and the connection it put back
+	// closed itself after idleConnTimeout.
+	kept := f.retired[:0]
+	for _, r := range f.retired {
+		if now.Sub(r.at) > MaxTimeout+idleConnTimeout {
+			r.t.CloseIdleConnections()
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(f.retired[len(kept):])
+	f.retired = append(kept, retiredTransport{t: old, at: now})
+}
+
+// retiredTransport is a transport replaced at a time.
+type retiredTransport struct {
+	t  *http.Transport
+	at time.Time
 }
 
 // work is one worker: it runs the lookups and requests the dispatcher

@@ -114,6 +114,9 @@ type scheduler struct {
 	idle         []idleHost
 	idleHead     int
 	stoppedNames map[string]error
+	// forgottenSinceRenewal counts the hosts forgotten since the last
+	// fresh transport (forget.go).
+	forgottenSinceRenewal int
 
 	inboxMu sync.Mutex // guards inbox, spare and closed
 	inbox   []event

@@ -40,6 +40,8 @@ const (
 	// line of 1 KiB or more fails the body (ErrLineTooLong), where 4 KiB
 	// was the bound before.
 	readBufferSize = 1 << 10
+	// idleConnTimeout closes a connection left idle that long.
+	idleConnTimeout = 90 * time.Second
 )
 
 // pinKey carries, in a request's context, the budget whose address the
@@ -108,6 +110,6 @@ func newTransport(allowPrivate bool, rootCAs *x509.CertPool) *http.Transport {
 		WriteBufferSize:        writeBufferSize,
 		ReadBufferSize:         readBufferSize,
 		MaxIdleConnsPerHost:    1, // one request in flight per budget needs one connection
-		IdleConnTimeout:        90 * time.Second,
+		IdleConnTimeout:        idleConnTimeout,
 	}
 }
