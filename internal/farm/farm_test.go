@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -496,6 +497,42 @@ func TestCut(t *testing.T) {
 		resp.Body.Close()
 		if resp.ContentLength != wantLength || err == nil || string(got) != "01234" {
 			t.Errorf("%s: length %d, read %q, %v; want length %d, %q and an error", path, resp.ContentLength, got, err, wantLength, "01234")
+		}
+	}
+}
+
+func TestDrop(t *testing.T) {
+	f := New(nil)
+	defer f.Close()
+	addSite(t, f, Site{Name: "drop.test", Pages: map[string]Page{
+		"/drop": {Drop: true, Body: []byte("0123456789")},
+		"/keep": {Body: []byte("0123456789")},
+	}})
+	c := client(t, f, 0, netip.Addr{})
+	// The second request of each path says whether the first's connection
+	// was there to use again.
+	for path, wantReused := range map[string]bool{"/drop": false, "/keep": true} {
+		for i := range 2 {
+			var reused bool
+			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+			})
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL("drop.test", path), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatalf("%s, request %d: %v", path, i+1, err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || string(got) != "0123456789" || resp.Close {
+				t.Errorf("%s, request %d: read %q, %v, Close %v; want the whole body, no error, and no Connection: close", path, i+1, got, err, resp.Close)
+			}
+			if i == 1 && reused != wantReused {
+				t.Errorf("%s: second request reused the first's connection: %v, want %v", path, reused, wantReused)
+			}
 		}
 	}
 }

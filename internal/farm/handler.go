@@ -155,6 +155,13 @@ func (f *Farm) play(w http.ResponseWriter, r *http.Request, s *Site, p Page, end
 		body = body[half:]
 	}
 	finish(w, body, end)
+	if p.Drop {
+		rc := http.NewResponseController(w)
+		_ = rc.Flush() // the whole answer is on the wire before the close
+		if conn, _, err := rc.Hijack(); err == nil {
+			conn.Close()
+		}
+	}
 }
 
 // finish writes body, recording the end of the visit before the last byte.

@@ -58,6 +58,10 @@ type Page struct {
 	// Chunked is set, then half the body, and drops the connection: a
 	// body cut short.
 	Cut bool
+	// Drop answers whole, then closes the connection without a word (no
+	// Connection: close): a server whose keep-alive ended while the client
+	// rested. HTTP/1 only; over HTTP/2 the connection stays.
+	Drop bool
 	// Chunked sends the body without a Content-Length, in chunks.
 	Chunked bool
 	// Redirect is the Location header value.
