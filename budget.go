@@ -24,6 +24,9 @@ type budget struct {
 	// address is a documented API, else the web floor.
 	floor time.Duration
 	hosts int // the hosts on it (forget.go)
+	// conn is what its server showed of keeping a connection through a
+	// rest; only the worker holding the budget touches it (see fetch.go).
+	conn keepAlive
 }
 
 func (b *budget) pending() int { return len(b.queue) - b.head }

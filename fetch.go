@@ -42,6 +42,11 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 	c := &completion{task: t, budget: b}
 	ctx := withPin(rc.begin(), b)
 	defer rc.end()
+	var reused *bool
+	if b.conn.kept {
+		ctx, reused = traceReuse(ctx)
+	}
+	b.conn.kept = false // until this response is read whole
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url(), nil)
 	if err != nil {
 		c.start = f.clk.Now()
@@ -78,9 +83,13 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 	}
 	// Only these headers: no cookies, no Authorization (R8.2).
 	req.Header = f.headers.of(t.host.policy.unrestricted, t.robots != nil, ifNoneMatch, ifModifiedSince)
+	req.Close = b.conn.closes
 
 	c.start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)
+	if reused != nil && err == nil && !*reused {
+		b.conn.closes = true // the server let the last one go during the rest
+	}
 	if err != nil {
 		err = &url.Error{Op: "Get", URL: t.url(), Err: err} // as http.Client says it
 		c.end = f.clk.Now()
@@ -130,6 +139,11 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 		size = -1
 	}
 	c.body, c.truncated, err = readCapped(body, maxBody, size)
+	if err == nil && !c.truncated {
+		// Read to its end: net/http keeps the connection for the next
+		// request, unless either side asked to close it.
+		b.conn.kept = !req.Close && !resp.Close
+	}
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body, or the rest of an error page past
 	// what Classify reads, is not read on.

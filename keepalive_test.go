@@ -1,0 +1,62 @@
+package polite_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/farm"
+)
+
+// keepAliveVisits crawls five pages of one site after its robots.txt and
+// says, of each request the site saw in order, whether it asked
+// Connection: close.
+func keepAliveVisits(t *testing.T, drop bool) []bool {
+	r := newFarmRig(t)
+	page := farm.Page{Drop: drop}
+	robots := farm.Robots("User-agent: *\nAllow: /\n")
+	robots.Drop = drop
+	name := r.site(farm.Site{Name: "keep.test",
+		Pages:   map[string]farm.Page{farm.RobotsPath: robots},
+		Default: func(string) farm.Page { return page }})
+	r.start(polite.Config{})
+	paths := []string{"/1", "/2", "/3", "/4", "/5"}
+	for _, p := range paths {
+		r.add(r.url(name, p))
+	}
+	for u, res := range r.results(len(paths)) {
+		if res.Err != nil || res.Status != http.StatusOK {
+			t.Fatalf("%s: status %d, %v; want 200", u, res.Status, res.Err)
+		}
+	}
+	var closes []bool
+	for _, v := range r.farm.Audit().Visits() {
+		closes = append(closes, v.Header.Get("Connection") == "close")
+	}
+	return closes
+}
+
+// A server that lets a connection go while the fetcher rests is asked to
+// close each connection at once, after the first request that found the
+// last one gone: the fetcher does not hold connections it cannot use
+// again (R10.2, issue #16 item 12).
+func TestKeepAliveDroppedAsksClose(t *testing.T) {
+	got := keepAliveVisits(t, true)
+	// robots.txt and /1 go out expecting to keep their connection; /1
+	// finds robots.txt's gone, so /2 on asks to close.
+	want := []bool{false, false, true, true, true, true}
+	if !slices.Equal(got, want) {
+		t.Errorf("Connection: close on each request: %v, want %v", got, want)
+	}
+}
+
+// A server that keeps its connections keeps them: no request asks to
+// close.
+func TestKeepAliveKeptNeverAsksClose(t *testing.T) {
+	got := keepAliveVisits(t, false)
+	want := []bool{false, false, false, false, false, false}
+	if !slices.Equal(got, want) {
+		t.Errorf("Connection: close on each request: %v, want %v", got, want)
+	}
+}
