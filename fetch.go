@@ -83,7 +83,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 	}
 	// Only these headers: no cookies, no Authorization (R8.2).
 	req.Header = f.headers.of(t.host.policy.unrestricted, t.robots != nil, ifNoneMatch, ifModifiedSince)
-	req.Close = b.conn.closes
+	req.Close = b.conn.closes || b.conn.drained
 
 	c.start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)

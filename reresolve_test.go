@@ -120,16 +120,36 @@ func TestHostGoneAtTheNextLookup(t *testing.T) {
 // address. The two addresses share one port, as hosts on the web do, so
 // only the pinned address tells them apart; net/http keeps idle
 // connections by name and port, and the fetcher takes a fresh transport.
+// A second host at the old address is asked after /a, so /a's connection
+// is kept: a request with nothing queued behind it asks to close.
 func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 	r := newRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "keepalive.test"})
+	gate, entered := make(chan struct{}), make(chan string, 1)
+	site, err := r.farm.AddSite(farm.Site{Name: "keepalive.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := site.Name
+	other := r.site(farm.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]farm.Page{
+		"/y": {Gate: gate, Entered: entered},
+	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
-	a, c := r.farm.URL(h, "/a"), r.farm.URL(h, "/c")
-	r.add(a)
-	r.results(1)
+	// Each host's robots.txt first, one at a time: no connection is kept.
+	for _, name := range []string{h, other} {
+		r.add(r.farm.URL(name, "/"))
+		r.results(1)
+	}
+	// /a and /x are queued while /y holds the address, so /a goes with /x
+	// behind it.
+	a, x, c := r.farm.URL(h, "/a"), r.farm.URL(other, "/x"), r.farm.URL(h, "/c")
+	r.add(r.farm.URL(other, "/y"))
+	<-entered
+	r.add(a, x)
+	close(gate)
+	r.results(3)
 	newAddr, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -141,10 +161,10 @@ func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 		t.Errorf("/c reported at %v, want %v", got.Addr, newAddr)
 	}
 	vs := r.farm.Audit().Visits()
-	if len(vs) != 4 {
-		t.Fatalf("%d visits, want robots.txt and /a, then robots.txt and /c", len(vs))
+	if len(vs) != 9 {
+		t.Fatalf("%d visits, want 2 robots.txt and 2 pages, /y, /a, /x, then robots.txt and /c", len(vs))
 	}
-	for _, v := range vs[2:] {
+	for _, v := range vs[7:] {
 		if v.Addr != newAddr {
 			t.Errorf("%s after the move reached %v, want %v", v.Path, v.Addr, newAddr)
 		}

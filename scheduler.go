@@ -499,6 +499,7 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 			}
 		}
 		b.busy = true
+		b.conn.drained = b.pending() == 0 // read by the worker (keepAlive)
 		s.counts.fetching++
 		j := job{fetch: t, budget: b, transport: s.f.transport.Load()}
 		if t.robots == nil {

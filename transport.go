@@ -132,6 +132,14 @@ func newTransport(allowPrivate bool, rootCAs *x509.CertPool) *http.Transport {
 type keepAlive struct {
 	kept   bool // the last response was read whole, its connection kept
 	closes bool // a connection kept was gone at the next request
+	// drained: nothing was queued behind the request at its address when
+	// it was handed out (set by scheduler.next, under its lock). Its
+	// connection would wait for work that may never come, so it is closed.
+	// A robots.txt request counts: its pages are held, not queued. In
+	// BenchmarkRSS it spares the robots.txt round its idle connections:
+	// median peak RSS 159.3 -> 153.7 MiB (7 runs each, alternated, on a
+	// busy machine).
+	drained bool
 }
 
 // traceReuse returns ctx with a trace that notes whether the request went
