@@ -499,7 +499,9 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 			}
 		}
 		b.busy = true
-		b.conn.drained = b.pending() == 0 // read by the worker (keepAlive)
+		// Read by the worker (keepAlive). A robots.txt request has its
+		// origin's held pages behind it, to follow after its rest.
+		b.conn.drained = b.pending() == 0 && (t.robots == nil || len(t.robots.waiting) == 0)
 		s.counts.fetching++
 		j := job{fetch: t, budget: b, transport: s.f.transport.Load()}
 		if t.robots == nil {
