@@ -169,11 +169,16 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 		v.Kind = KindServerFailure
 	case status == http.StatusNotModified:
 		v.Kind = KindNotModified
-	case status >= 300 && status <= 399 && headerValue(header, keyLocation) != "":
+	case isRedirect(status) && headerValue(header, keyLocation) != "":
 		v.Kind = KindRedirect
-	case status >= 300 && status <= 399:
+	case isRedirect(status):
 		v.Kind = KindNotFound
 		v.Note = "a redirect without a Location: nothing to follow"
+	case status >= 300 && status <= 399:
+		// 300 offers a choice, 305 asks for a proxy (never used, R10.2),
+		// the others are unassigned: none is a redirect to follow.
+		v.Kind = KindNotFound
+		v.Note = "a 3xx that is not 301, 302, 303, 307 or 308: nothing is followed"
 	case status >= 400 && status <= 499:
 		v.Kind = KindNotFound
 		if status == http.StatusUnauthorized {

@@ -6,6 +6,8 @@ import (
 	"net/url"
 )
 
+// isRedirect says whether a status is a redirect the fetcher follows
+// when it has a Location (R8.3): 301, 302, 303, 307 and 308.
 func isRedirect(status int) bool {
 	switch status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,

@@ -108,3 +108,29 @@ func TestRedirectToForbiddenTarget(t *testing.T) {
 		t.Errorf("farm saw %d page requests, want 2", n)
 	}
 }
+
+// R8.3, R10.2: only 301, 302, 303, 307 and 308 are followed. A 300 (a
+// choice), a 305 (a proxy, which the fetcher never uses) and an
+// unassigned 3xx come back as they are, with their Location unasked.
+func TestOnlyRedirectStatusesAreFollowed(t *testing.T) {
+	r := newRig(t)
+	to := r.site(farm.Site{Name: "elsewhere.test"})
+	target := r.farm.URL(to, "/landing")
+	pages := map[string]farm.Page{}
+	for _, status := range []int{300, 305, 399} {
+		pages[fmt.Sprintf("/s%d", status)] = farm.Page{Status: status, Redirect: target}
+	}
+	from := r.site(farm.Site{Name: "choices.test", Pages: pages})
+	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	for p := range pages {
+		r.add(r.farm.URL(from, p))
+	}
+	for u, res := range r.results(len(pages)) {
+		if res.Err != nil || len(res.Redirects) != 0 || res.FinalURL != u || res.Verdict.Kind != KindNotFound {
+			t.Errorf("%s: status %d, kind %v, %v, %d hops; want the 3xx itself, nothing followed", u, res.Status, res.Verdict.Kind, res.Err, len(res.Redirects))
+		}
+	}
+	if n := r.farm.Audit().Count(to); n != 0 {
+		t.Errorf("elsewhere.test saw %d requests, want none", n)
+	}
+}
