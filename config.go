@@ -30,8 +30,10 @@ const (
 	DefaultRetries = 3
 	// MaxTimeout bounds Config.Timeout: no server holds a worker longer (R10.2).
 	MaxTimeout = 10 * time.Minute
-	// MaxURLLength is the longest URL the fetcher accepts (R10.2).
-	MaxURLLength = 4096
+	// MaxURLLength is the longest URL the fetcher accepts and requests,
+	// as given and once normalised (R10.2): the sitemaps protocol's
+	// bound, 2,048 bytes. A redirect to a longer one ends its chain.
+	MaxURLLength = 2048
 	// MaxRedirects is the longest redirect chain followed (R8.3).
 	MaxRedirects = 5
 )

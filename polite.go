@@ -358,6 +358,9 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 	if target, err = normalise(raw); err != nil {
 		return "", "", err
 	}
+	if len(target) > MaxURLLength { // percent-encoding lengthens it
+		return "", "", fmt.Errorf("%w: %d bytes once normalised, more than %d", ErrInvalidURL, len(target), MaxURLLength)
+	}
 	n, err := url.Parse(target)
 	if err != nil { // cannot happen: Normalize writes what net/url reads
 		return "", "", fmt.Errorf("%w: %q: %v", ErrInvalidURL, target, err)

@@ -38,10 +38,12 @@ func (e *TrapError) Error() string {
 // Is makes errors.Is(err, ErrTrap) true.
 func (e *TrapError) Is(target error) bool { return target == ErrTrap }
 
-// trapLimits are the trap detector's bounds: at most 16 path segments and
-// 1,024 bytes, dates within 2 years of today, and a URL pattern dropped
-// after 5 of its pages served the same content.
-var trapLimits = urltrap.Limits{}
+// trapLimits are the trap detector's bounds: at most 16 path segments,
+// dates within 2 years of today, and a URL pattern dropped after 5 of its
+// pages served the same content. The length is not a trap: checkURL
+// refuses a URL over MaxURLLength before it is accepted, so one bound
+// holds for Add and for every redirect.
+var trapLimits = urltrap.Limits{MaxLength: -1}
 
 // normalise is the URL the fetcher requests for one a caller gave.
 func normalise(raw string) (string, error) {
