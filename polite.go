@@ -210,20 +210,47 @@ func (f *Fetcher) Pending() int {
 // accepted URL that has no Result yet gets one with ErrClosed (R11.2). It
 // waits for the fetcher's goroutines to end. Results already queued stay
 // readable: a Results loop yields them and ends; Next returns them, then
-// io.EOF. Close is idempotent.
+// io.EOF. Close is idempotent, and stops at once a Shutdown under way.
 func (f *Fetcher) Close() error {
-	f.closeOnce.Do(func() {
-		f.sched.post(event{close: true})
-		f.cancel()
-		<-f.dispatched
-		f.workers.Wait()
-		f.transport.Load().CloseIdleConnections()
-		for _, r := range f.retired {
-			r.t.CloseIdleConnections() // what requests in flight on it put back
-		}
-		f.results.close()
-	})
+	f.sched.post(event{close: true})
+	f.cancel()
+	f.closeOnce.Do(f.release)
 	return nil
+}
+
+// Shutdown stops the fetcher gently: no request starts from now on, and
+// every accepted URL not yet asked gets ErrClosed at once, as with Close,
+// but the requests in flight are let finish, each with its Result. Once
+// they have, it releases what Close releases. If ctx ends first, the
+// requests still in flight are cancelled (ErrClosed) and Shutdown returns
+// ctx.Err(). After Close or Shutdown it returns nil at once.
+func (f *Fetcher) Shutdown(ctx context.Context) error {
+	f.sched.post(event{close: true})
+	var err error
+	select {
+	case <-f.dispatched:
+	case <-ctx.Done():
+		select {
+		case <-f.dispatched: // both at once: the requests did finish
+		default:
+			err = ctx.Err()
+		}
+	}
+	f.cancel()
+	f.closeOnce.Do(f.release)
+	return err
+}
+
+// release waits for the fetcher's goroutines, once the dispatcher has
+// been told to close, and lets its connections and Results go.
+func (f *Fetcher) release() {
+	<-f.dispatched
+	f.workers.Wait()
+	f.transport.Load().CloseIdleConnections()
+	for _, r := range f.retired {
+		r.t.CloseIdleConnections() // what requests in flight on it put back
+	}
+	f.results.close()
 }
 
 // freshTransport replaces the transport by one with no connections, and
