@@ -591,11 +591,7 @@ func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 	// with no lookup, and is held.
 	r.clk.Advance(23 * time.Hour)
 	r.add(b)
-	select {
-	case <-arrived:
-	case <-time.After(10 * time.Second): // a guard against a hang, not a rule
-		t.Fatal("the second origin's robots.txt never arrived")
-	}
+	<-arrived // a hang here is go test's -timeout to report
 	// After it: the first origin's refresh looks the host up, and the
 	// name is gone.
 	res.gone.Store(true)

