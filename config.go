@@ -193,7 +193,7 @@ type Resolver interface {
 
 // settings is a Config with every default filled and every floor applied.
 type settings struct {
-	ua           UserAgent
+	ua           identity
 	logger       *slog.Logger
 	resolver     Resolver
 	allowPrivate bool
@@ -219,7 +219,7 @@ type settings struct {
 // logged once (the first principle of SPEC.md), never silently ignored.
 func (c Config) settle() (settings, error) {
 	s := settings{
-		ua:           UserAgent{Name: c.Name, Version: c.Version, InfoURL: c.InfoURL, Contact: c.Contact},
+		ua:           identity{Name: c.Name, Version: c.Version, InfoURL: c.InfoURL, Contact: c.Contact},
 		logger:       c.Logger,
 		resolver:     c.Resolver,
 		allowPrivate: c.AllowPrivateNetworks,
@@ -237,7 +237,7 @@ func (c Config) settle() (settings, error) {
 		keepPages:    c.Store != nil,
 		coolOff:      c.CoolOff,
 	}
-	if err := s.ua.Validate(); err != nil {
+	if err := s.ua.validate(); err != nil {
 		return settings{}, err
 	}
 	s.ua = s.ua.withDefaults()

@@ -47,13 +47,23 @@ func Example() {
 	// Output: 200 <p>hello from /hello</p> rest: 3s (floor)
 }
 
-// The identity a site owner sees. With no name given, the default; with a
-// contact, the address goes in the User-Agent and in the From header.
-func ExampleUserAgent() {
-	fmt.Println(polite.UserAgent{})
-	ua := polite.UserAgent{Name: "acme-indexer", Version: "2.1", InfoURL: "https://acme.example/bot", Contact: "bot@acme.example"}
-	fmt.Println(ua)
-	fmt.Println(polite.UserAgent{Name: "Googlebot", InfoURL: "https://acme.example/bot"}.Validate())
+// The identity a site owner sees, said once, in Config. With no name
+// given, the default; with a contact, the address goes in the User-Agent
+// and in the From header. A name that borrows another's is refused.
+func ExampleFetcher_UserAgent() {
+	for _, cfg := range []polite.Config{
+		{},
+		{Name: "acme-indexer", Version: "2.1", InfoURL: "https://acme.example/bot", Contact: "bot@acme.example"},
+		{Name: "Googlebot", InfoURL: "https://acme.example/bot"},
+	} {
+		f, err := polite.New(cfg)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(f.UserAgent())
+		f.Close()
+	}
 	// Output:
 	// PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)
 	// acme-indexer/2.1 (+https://acme.example/bot; bot@acme.example)

@@ -202,7 +202,7 @@ func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Heade
 			page = *c.page.get()
 		}
 	}
-	c.signals = readSignals(t.rules, f.set.ua.Product(), t.url(), header, page)
+	c.signals = readSignals(t.rules, f.set.ua.product(), t.url(), header, page)
 }
 
 // keepRobots stores a robots.txt answer that says something (R5.3), as

@@ -114,7 +114,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		dispatched:     make(chan struct{}),
 	}
 	f.transport.Store(newTransport(set.allowPrivate, set.rootCAs))
-	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.From(), set.types.accept)
+	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.from(), set.types.accept)
 	f.sched = newScheduler(f, hk)
 	f.results = newResultQueue(f.sched.poke)
 	for range set.maxInFlight {
@@ -134,7 +134,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 	return f, nil
 }
 
-// UserAgent returns the User-Agent header the fetcher sends.
+// identity returns the User-Agent header the fetcher sends.
 func (f *Fetcher) UserAgent() string { return f.ua }
 
 // Add accepts rawURL for fetching. It returns at once: the URL's Result

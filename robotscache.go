@@ -284,7 +284,7 @@ func (s *scheduler) robotsRecalled(o *origin, a *storeAnswer) {
 // applyCrawlDelay joins an origin's Crawl-delay to its host's and its
 // budget's rest (R2.3).
 func (s *scheduler) applyCrawlDelay(o *origin) {
-	if cd := o.robots.CrawlDelay(s.f.set.ua.Product()); cd > o.host.crawlDelay {
+	if cd := o.robots.CrawlDelay(s.f.set.ua.product()); cd > o.host.crawlDelay {
 		o.host.crawlDelay = cd
 		o.host.budget.crawlDelay = max(o.host.budget.crawlDelay, cd)
 	}
@@ -297,7 +297,7 @@ func (s *scheduler) check(o *origin, t *task) {
 		s.turnAway(t, err)
 		return
 	}
-	agent := s.f.set.ua.Product()
+	agent := s.f.set.ua.product()
 	if d := o.robots.Decide(agent, t.url()); !d.Allowed {
 		s.finish(t, &Result{Err: &DisallowedError{URL: t.url(), Agent: agent, Decision: d}})
 		return

@@ -27,16 +27,18 @@ var ErrUserAgent = errors.New("polite: invalid user agent")
 // who it is.
 var ErrImpersonation = errors.New("polite: user agent name pretends to be a browser or another bot")
 
-// UserAgent is the crawler's identity as site owners see it (R4). The name
+// identity is the crawler's identity as site owners see it (R4), made of
+// Config's Name, Version, InfoURL and Contact: the one way to say who the
+// fetcher is; Fetcher.UserAgent returns the header it makes. The name
 // is the product token that robots.txt groups are matched against (R4.4);
 // the info URL is a page that tells a site owner who runs the crawler and how
 // to stop it; the contact, when set, is an address that reaches a person and
 // is sent both in the User-Agent and as the From header (R4.2).
 //
-// The zero UserAgent stands for the default identity:
+// The zero identity stands for the default:
 //
 //	PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)
-type UserAgent struct {
+type identity struct {
 	Name    string // product token: letters, '-' and '_' only (RFC 9309 §2.2.1)
 	Version string // optional; no spaces, '/', '(' or ')'
 	InfoURL string // absolute http(s) URL; required with a custom Name
@@ -64,16 +66,16 @@ var impostorTokens = []string{
 var impostorNames = []string{"edge", "edg", "yeti", "naver", "ie"}
 
 // withDefaults fills the default identity when no name is given.
-func (u UserAgent) withDefaults() UserAgent {
+func (u identity) withDefaults() identity {
 	if u.Name == "" && u.Version == "" && u.InfoURL == "" {
 		u.Name, u.Version, u.InfoURL = DefaultName, DefaultVersion, DefaultInfoURL
 	}
 	return u
 }
 
-// Validate reports whether the identity is well formed and honest (R4.3).
-// The zero UserAgent is valid: it stands for the default.
-func (u UserAgent) Validate() error {
+// validate reports whether the identity is well formed and honest (R4.3).
+// The zero identity is valid: it stands for the default.
+func (u identity) validate() error {
 	u = u.withDefaults()
 	if u.Name == "" {
 		return fmt.Errorf("%w: a version or info URL needs a name", ErrUserAgent)
@@ -118,7 +120,7 @@ func (u UserAgent) Validate() error {
 
 // String is the User-Agent header value:
 // "Name/Version (+InfoURL)" or, with a contact, "Name/Version (+InfoURL; Contact)".
-func (u UserAgent) String() string {
+func (u identity) String() string {
 	u = u.withDefaults()
 	var b strings.Builder
 	b.WriteString(u.Name)
@@ -136,19 +138,19 @@ func (u UserAgent) String() string {
 	return b.String()
 }
 
-// Product is the product token robots.txt groups are matched against (R4.4).
-func (u UserAgent) Product() string { return u.withDefaults().Name }
+// product is the product token robots.txt groups are matched against (R4.4).
+func (u identity) product() string { return u.withDefaults().Name }
 
 // unrestricted is the identity of requests to hosts whose robots.txt the
 // run does not read (R5.6): the same, with "-unrestricted" on the name.
-func (u UserAgent) unrestricted() UserAgent {
+func (u identity) unrestricted() identity {
 	u = u.withDefaults()
 	u.Name += "-unrestricted"
 	return u
 }
 
-// From is the From header value: the contact, or "" when there is none.
-func (u UserAgent) From() string { return u.Contact }
+// from is the From header value: the contact, or "" when there is none.
+func (u identity) from() string { return u.Contact }
 
 func isPrintableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
