@@ -21,15 +21,12 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool, r
 	if c.status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
-		if t.robots != nil && c.status == http.StatusUnauthorized {
-			// A robots.txt behind a login is a refusal (R5.2).
-			c.verdict.Kind, c.verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
+	}
+	if t.robots != nil {
+		c.answer = judgeRobots(c)
+		if c.answer == robotsRules {
+			c.rules = ParseRobots(c.body)
 		}
-	}
-	if t.robots != nil && c.err == nil && c.status >= 200 && c.status <= 299 && c.verdict.Kind != KindRefused {
-		c.rules = ParseRobots(c.body)
-	}
-	if t.robots != nil && c.err == nil {
 		f.keepRobots(t, c)
 	}
 	return c
@@ -215,16 +212,16 @@ func (f *Fetcher) keepRobots(t *task, c *completion) {
 		return
 	}
 	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: validators(c.header), Body: c.body, Fetched: c.end}
-	switch c.verdict.Kind {
-	case KindNotModified:
+	switch c.answer {
+	case robotsSame:
 		old, ok, err := st.LoadRobots(t.robots.key)
 		if err != nil || !ok {
 			return
 		}
 		old.Fetched = c.end
 		r = old
-	case KindOK:
-	case KindNotFound:
+	case robotsRules:
+	case robotsAllowAll:
 		r.Body = nil
 	default:
 		return

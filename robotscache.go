@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -311,21 +312,16 @@ func (s *scheduler) check(o *origin, t *task) {
 // rules for a 4xx that is not a refusal. Its Crawl-delay joins the rest
 // before the rest is computed (R2.3). It reports whether the origin now
 // has rules.
-func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
-	if c.err != nil || v.Kind == KindRefused {
-		return false
-	}
-	switch {
-	case c.status >= 200 && c.status <= 299:
+func (s *scheduler) learnRobots(o *origin, c *completion) bool {
+	switch c.answer {
+	case robotsRules:
 		o.robots = c.rules
-		if o.robots == nil { // a completion not made by fetch
-			o.robots = ParseRobots(c.body)
-		}
 		o.etag, o.modified = c.header.Get("ETag"), c.header.Get("Last-Modified")
-	case c.status == 304 && o.robots != nil:
-	case v.Kind == KindNotFound:
-		// A 4xx that is no refusal, or a 3xx leading nowhere: no
-		// robots.txt, everything allowed.
+	case robotsSame:
+		if o.robots == nil { // a 304 to a request that was not conditional
+			return false
+		}
+	case robotsAllowAll:
 		o.robots = ParseRobots(nil)
 		o.etag, o.modified = "", ""
 	default:
@@ -335,6 +331,39 @@ func (s *scheduler) learnRobots(o *origin, c *completion, v Verdict) bool {
 	o.fresh = c.end.Add(RobotsMaxAge)
 	s.applyCrawlDelay(o)
 	return true
+}
+
+// robotsAnswer is what one robots.txt response says of the rules (R5.2,
+// RFC 9309 §2.3.1), read by judgeRobots alone: the copy kept, the rules
+// learned and what follows all go by it.
+type robotsAnswer uint8
+
+const (
+	robotsSilent   robotsAnswer = iota // nothing: a failure, a refusal, an error
+	robotsRules                        // a 2xx that is no challenge: its body is the rules
+	robotsSame                         // a 304: the copy in hand stands
+	robotsAllowAll                     // a 4xx that is no refusal, or a 3xx leading nowhere: no robots.txt
+)
+
+// judgeRobots reads a robots.txt response as R5.2 says. It also makes a
+// 401 a refusal: a robots.txt behind a login stops the host, where a page
+// behind one is only not found.
+func judgeRobots(c *completion) robotsAnswer {
+	if c.status == http.StatusUnauthorized {
+		c.verdict.Kind, c.verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
+	}
+	if c.err != nil {
+		return robotsSilent
+	}
+	switch c.verdict.Kind {
+	case KindOK:
+		return robotsRules
+	case KindNotModified:
+		return robotsSame
+	case KindNotFound:
+		return robotsAllowAll
+	}
+	return robotsSilent
 }
 
 // robotsSettled decides what follows a robots.txt answer: release the

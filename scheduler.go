@@ -60,6 +60,8 @@ type completion struct {
 	// verdict is what the response meant (R3.5), judged in the worker:
 	// challenge detection reads the body, outside the scheduler's lock.
 	verdict Verdict
+	// answer is what a robots.txt response says of the rules (R5.2).
+	answer robotsAnswer
 }
 
 // job is work for a worker: a lookup or a request.
@@ -700,7 +702,7 @@ func (s *scheduler) completed(c *completion) {
 		failed = isNetworkFailure(c.err)
 	}
 	untrusted := certificateFailure(c.err)
-	learned := t.robots != nil && s.learnRobots(t.robots, c, r.Verdict)
+	learned := t.robots != nil && s.learnRobots(t.robots, c)
 	o := outcome{duration: r.Duration, crawlDelay: b.crawlDelay,
 		retryAfter: r.Verdict.RetryAfter, hasRetry: r.Verdict.HasRetryAfter}
 	switch {
