@@ -4,7 +4,7 @@ import "time"
 
 // task is one accepted URL on its way to a Result, across its redirects.
 // It is kept small: a million of them may wait in queues (the target is
-// 100 bytes per queued URL, TestMemoryPerHostAndURL), so what few tasks
+// 100 bytes per queued URL, BenchmarkMemoryPerHostAndURL), so what few tasks
 // need lives behind rare.
 type task struct {
 	raw  string // as given to Add
