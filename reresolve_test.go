@@ -331,13 +331,15 @@ func TestNameGoneWithURLsQueued(t *testing.T) {
 
 // orderResolver answers with two addresses, in the order given.
 type orderResolver struct {
-	mu    sync.Mutex
-	addrs []netip.Addr
+	mu      sync.Mutex
+	addrs   []netip.Addr
+	lookups int
 }
 
 func (r *orderResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.lookups++
 	return slices.Clone(r.addrs), nil
 }
 
@@ -362,9 +364,19 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 	res.mu.Lock()
 	res.addrs = []netip.Addr{other, a[0]}
 	res.mu.Unlock()
-	r.clk.Advance(25 * time.Hour)
+	// A robots period after the lookup, but not yet after /a's Result:
+	// robots.txt is due again, so the host is looked up again, and it is
+	// not idle long enough to be forgotten (a forgotten host would be
+	// new, its address the first listed).
+	r.clk.Advance(RobotsMaxAge - time.Second)
 	r.add(r.farm.URL(h, "/b"))
 	r.results(1)
+	res.mu.Lock()
+	lookups := res.lookups
+	res.mu.Unlock()
+	if lookups != 2 {
+		t.Fatalf("%d lookups, want 2: the later one in the new order", lookups)
+	}
 	for _, v := range r.farm.Audit().Visits() {
 		if v.Addr != a[0] {
 			t.Errorf("%s asked at %v, not the host's %v", v.Path, v.Addr, a[0])
