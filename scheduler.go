@@ -528,18 +528,14 @@ func (s *scheduler) resolved(r *resolution) {
 		if h.err == nil {
 			h.err = r.err
 		}
-		for _, t := range waiting {
-			s.turnAway(t, h.err)
-		}
+		s.turnAwayAll(waiting, h.err)
 		if h.budget != nil { // a later lookup: what waits at its address ends too
 			s.dropHost(h, h.err)
 		}
 		return
 	}
 	if h.stopped != nil { // stopped by a response while it was looked up again
-		for _, t := range waiting {
-			s.turnAway(t, &StoppedError{Host: h.name, Cause: h.stopped})
-		}
+		s.turnAwayAll(waiting, &StoppedError{Host: h.name, Cause: h.stopped})
 		return
 	}
 	h.lookupFailures = 0
@@ -651,9 +647,7 @@ func (s *scheduler) dropHost(h *host, err error) {
 	for _, o := range h.origins {
 		waiting := o.waiting
 		o.waiting = nil
-		for _, t := range waiting {
-			s.turnAway(t, err)
-		}
+		s.turnAwayAll(waiting, err)
 	}
 	if h.budget == nil {
 		return
@@ -787,10 +781,7 @@ func (s *scheduler) close() {
 	for _, h := range s.lookups {
 		h.resolving = false
 		h.err = ErrClosed
-		for _, t := range h.waiting {
-			s.turnAway(t, ErrClosed)
-		}
-		h.waiting = nil
+		s.endWaiting(h, ErrClosed)
 	}
 	s.lookups = nil
 	for _, b := range s.budgets {
@@ -812,6 +803,14 @@ func (s *scheduler) turnAway(t *task, err error) {
 		err = fmt.Errorf("%s not fetched: %w", t.url(), err)
 	}
 	s.finish(t, &Result{Err: err})
+}
+
+// turnAwayAll answers each of tasks with err. The caller takes the slice
+// out of where it was held first: answering one may add to that place.
+func (s *scheduler) turnAwayAll(tasks []*task, err error) {
+	for _, t := range tasks {
+		s.turnAway(t, err)
+	}
 }
 
 // finish delivers a task's one Result (R11.1). A robots.txt task has no

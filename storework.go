@@ -77,12 +77,17 @@ func (s *scheduler) askStore(j storeJob) {
 // dispatchStore hands out store jobs while store workers are free.
 func (s *scheduler) dispatchStore() {
 	for s.storeRunning < s.storeWorkers() && len(s.storeWork) > 0 {
-		j := s.storeWork[0]
-		s.storeWork[0] = storeJob{}
-		s.storeWork = s.storeWork[1:]
-		s.storeRunning++
-		s.storeJobs <- j // never blocks: the channel holds storeWorkers jobs
+		s.storeJobs <- s.takeStore() // never blocks: the channel holds storeWorkers jobs
 	}
+}
+
+// takeStore takes the first store job waiting and counts it running.
+func (s *scheduler) takeStore() storeJob {
+	j := s.storeWork[0]
+	s.storeWork[0] = storeJob{}
+	s.storeWork = s.storeWork[1:]
+	s.storeRunning++
+	return j
 }
 
 // storeDone takes a store job's answer and returns the worker's next
@@ -103,10 +108,7 @@ func (s *scheduler) storeDone(a *storeAnswer) (storeJob, bool) {
 	var next storeJob
 	ok := len(s.storeWork) > 0
 	if ok {
-		next = s.storeWork[0]
-		s.storeWork[0] = storeJob{}
-		s.storeWork = s.storeWork[1:]
-		s.storeRunning++
+		next = s.takeStore()
 	}
 	s.mu.Unlock()
 	// The answer may have queued lookups or requests, made a budget due,
@@ -133,9 +135,7 @@ func (s *scheduler) closeStoreWork() {
 			j.origin.recalling = false
 			waiting := j.origin.waiting
 			j.origin.waiting = nil
-			for _, t := range waiting {
-				s.turnAway(t, ErrClosed)
-			}
+			s.turnAwayAll(waiting, ErrClosed)
 		}
 	}
 	clear(s.storeWork[len(kept):])
@@ -147,9 +147,7 @@ func (s *scheduler) closeStoreWork() {
 func (s *scheduler) endWaiting(h *host, err error) {
 	waiting := h.waiting
 	h.waiting = nil
-	for _, t := range waiting {
-		s.turnAway(t, err)
-	}
+	s.turnAwayAll(waiting, err)
 }
 
 // workStore is one store worker.
