@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // BenchmarkPoliteness runs a real-time crawl of many farm hosts, each on
@@ -118,7 +118,7 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rep := farm.ReportOn(visits, restRule(MinRest))
+	rep := politetest.ReportOn(visits, restRule(MinRest))
 	rate, limit, lastFirst := visitRates(visits)
 	b.ReportMetric(rate/limit, "efficiency")
 	b.ReportMetric(rate, "requests/s")
@@ -134,8 +134,8 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 // rules allow over the same requests, the rest computed by R2 from the
 // durations the farm saw (see BenchmarkPoliteness). lastFirst is the
 // latest first request of an address.
-func visitRates(visits []farm.Visit) (rate, limit float64, lastFirst time.Time) {
-	byAddr := make(map[netip.Addr][]farm.Visit)
+func visitRates(visits []politetest.Visit) (rate, limit float64, lastFirst time.Time) {
+	byAddr := make(map[netip.Addr][]politetest.Visit)
 	for _, v := range visits {
 		byAddr[v.Addr] = append(byAddr[v.Addr], v)
 	}

@@ -12,14 +12,14 @@ import (
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/clock"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // pageVisitsOf are the farm's visits to a host, robots.txt left out.
-func pageVisitsOf(fm *farm.Farm, host string) []farm.Visit {
-	var vs []farm.Visit
+func pageVisitsOf(fm *politetest.Farm, host string) []politetest.Visit {
+	var vs []politetest.Visit
 	for _, v := range fm.Audit().VisitsTo(host) {
-		if v.Path != farm.RobotsPath {
+		if v.Path != politetest.RobotsPath {
 			vs = append(vs, v)
 		}
 	}
@@ -32,7 +32,7 @@ func pageVisitsOf(fm *farm.Farm, host string) []farm.Visit {
 // to start: the farm ends a stalled visit only when it notices the client
 // gone, which may be after the fetcher has moved on; a visit takes no time
 // on this clock.
-func checkBackoffGaps(t *testing.T, vs []farm.Visit) {
+func checkBackoffGaps(t *testing.T, vs []politetest.Visit) {
 	t.Helper()
 	for i := 1; i < len(vs); i++ {
 		gap := vs[i].Start.Sub(vs[i-1].Start)
@@ -59,20 +59,20 @@ func TestRobotsTxtWhoseBodyFailsIsAFailure(t *testing.T) {
 	text := "User-agent: *\nDisallow: /private\n"
 	for _, c := range []struct {
 		name    string
-		page    farm.Page
+		page    politetest.Page
 		timeout time.Duration
 	}{
-		{"cut short of its length", farm.Page{Cut: true, Body: []byte(text)}, 0},
-		{"chunked stream cut", farm.Page{Cut: true, Chunked: true, Body: []byte(text)}, 0},
-		{"truncated gzip", farm.Page{Body: truncatedGzip(t, text),
+		{"cut short of its length", politetest.Page{Cut: true, Body: []byte(text)}, 0},
+		{"chunked stream cut", politetest.Page{Cut: true, Chunked: true, Body: []byte(text)}, 0},
+		{"truncated gzip", politetest.Page{Body: truncatedGzip(t, text),
 			Header: http.Header{"Content-Type": {"text/plain"}, "Content-Encoding": {"gzip"}}}, 0},
 		// The stall is cut by Config.Timeout, a real-time bound of the
 		// transport (R10.2); the rests are on the fake clock.
-		{"stalled", farm.Page{Hang: true, Body: []byte(text)}, 50 * time.Millisecond},
+		{"stalled", politetest.Page{Hang: true, Body: []byte(text)}, 50 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newFarmRig(t)
-			host := r.site(farm.Site{Name: "cut.test", Pages: map[string]farm.Page{farm.RobotsPath: c.page}})
+			host := r.site(politetest.Site{Name: "cut.test", Pages: map[string]politetest.Page{politetest.RobotsPath: c.page}})
 			r.start(polite.Config{Timeout: c.timeout})
 			u := r.url(host, "/a")
 			r.add(u)
@@ -101,7 +101,7 @@ func TestRobotsTxtWhoseBodyFailsIsAFailure(t *testing.T) {
 // count.
 func TestPageWhoseBodyIsCutIsRetriedThenFails(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "cut.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "cut.test", Pages: map[string]politetest.Page{
 		"/cut": {Cut: true, Body: []byte(strings.Repeat("<p>half a page</p>", 50))},
 	}})
 	r.start(polite.Config{})
@@ -128,7 +128,7 @@ func TestPageWhoseBodyIsCutIsRetriedThenFails(t *testing.T) {
 func TestRetriesMayOnlyBeLowered(t *testing.T) {
 	for _, c := range []struct{ retries, attempts int }{{-1, 1}, {1, 2}, {0, 4}, {10, 4}} {
 		r := newFarmRig(t)
-		host := r.site(farm.Site{Name: "busy.test", Pages: map[string]farm.Page{"/a": {Status: http.StatusTooManyRequests}}})
+		host := r.site(politetest.Site{Name: "busy.test", Pages: map[string]politetest.Page{"/a": {Status: http.StatusTooManyRequests}}})
 		r.start(polite.Config{Retries: c.retries})
 		u := r.url(host, "/a")
 		r.add(u)
@@ -151,8 +151,8 @@ func TestBadCertificateStopsOnlyItsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.site(farm.Site{Name: "bad.test", Addr: addr, TLS: farm.WrongNameCert})
-	r.site(farm.Site{Name: "good.test", Addr: addr, TLS: farm.GoodCert})
+	r.site(politetest.Site{Name: "bad.test", Addr: addr, TLS: politetest.WrongNameCert})
+	r.site(politetest.Site{Name: "good.test", Addr: addr, TLS: politetest.GoodCert})
 	store := polite.NewMemoryStore()
 	r.start(polite.Config{RootCAs: r.farm.CertPool(), Store: store})
 	bad := []string{r.httpsURL("bad.test", "/1"), r.httpsURL("bad.test", "/2"), r.httpsURL("bad.test", "/3")}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R10.2: on Linux a connect is bounded by the socket's SYN retries, with
@@ -15,7 +15,7 @@ import (
 // how many it has.
 func TestConnectIsBoundedBySynRetries(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "syn.test"})
+	h := r.site(politetest.Site{Name: "syn.test"})
 	addrs, err := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // BenchmarkRequestCost compares the CPU time and allocations per request
@@ -83,10 +83,10 @@ var sideOrders = [...][3]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 
 
 // costFarm starts a farm process of hosts sites and returns, with it, its
 // resolver and each host's robots.txt and page URLs.
-func costFarm(b *testing.B, hosts int) (fp *farmProcess, res *farm.Resolver, robots, pages []string) {
+func costFarm(b *testing.B, hosts int) (fp *farmProcess, res *politetest.Resolver, robots, pages []string) {
 	fp = startFarmProcess(b, hosts)
 	for i := range hosts {
-		robots = append(robots, fp.url(i, farm.RobotsPath))
+		robots = append(robots, fp.url(i, politetest.RobotsPath))
 		pages = append(pages, fp.url(i, "/page"))
 	}
 	return fp, fp.resolver(), robots, pages
@@ -97,7 +97,7 @@ type cost struct{ cpu, allocs, bytes float64 }
 
 // bareCost makes the requests with a plain net/http client: robots.txt of
 // every host, then every page, DefaultMaxInFlight at a time.
-func bareCost(b *testing.B, res *farm.Resolver, robots, pages []string) cost {
+func bareCost(b *testing.B, res *politetest.Resolver, robots, pages []string) cost {
 	client := bareClient(res)
 	defer client.CloseIdleConnections()
 	all := slices.Concat(robots, pages)
@@ -143,7 +143,7 @@ func inParallel(n int, each func(i int)) {
 // ended.
 // The pages are sent from timer goroutines, which do not inherit the
 // caller's profiler labels: each sets side=paced itself.
-func pacedCost(b *testing.B, res *farm.Resolver, robots, pages []string) cost {
+func pacedCost(b *testing.B, res *politetest.Resolver, robots, pages []string) cost {
 	client := bareClient(res)
 	defer client.CloseIdleConnections()
 	labelled := pprof.WithLabels(context.Background(), pprof.Labels("side", "paced"))
@@ -176,7 +176,7 @@ func sendPaced(get func(i int), ends []time.Time) {
 
 // politeCost fetches the pages with a Fetcher, which asks each host's
 // robots.txt first.
-func politeCost(b *testing.B, res *farm.Resolver, pages []string) cost {
+func politeCost(b *testing.B, res *politetest.Resolver, pages []string) cost {
 	f, err := New(Config{Resolver: res, AllowPrivateNetworks: true, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
@@ -214,7 +214,7 @@ func median[T any](xs []T, key func(T) float64) float64 {
 
 // bareClient dials farm names through the farm's resolver: a plain
 // net/http client with keep-alive, as a caller without polite would use.
-func bareClient(res *farm.Resolver) *http.Client {
+func bareClient(res *politetest.Resolver) *http.Client {
 	var d net.Dialer
 	return &http.Client{Transport: &http.Transport{
 		MaxIdleConnsPerHost: 1,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // crawlSite is the smallest crawler built on a Fetcher: follow every link
@@ -74,7 +74,7 @@ func TestCrawlOfATrapSiteEnds(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range farm.TrapPages {
+	for _, p := range politetest.TrapPages {
 		if !fetched[p] {
 			t.Errorf("real page %s was not fetched", p)
 		}

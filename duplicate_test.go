@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R9, R11.1: a URL already added, in any spelling, is refused by Add with
@@ -14,7 +14,7 @@ import (
 // server is asked once.
 func TestAddRefusesADuplicate(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "dup.test"})
+	host := r.site(politetest.Site{Name: "dup.test"})
 	r.start(polite.Config{})
 	u := r.url(host, "/a/b")
 	r.add(u)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // A farm process serves a benchmark's hosts from a child process: the
@@ -21,13 +21,13 @@ import (
 // crawler's process in real life, and at 10,000 hosts one process could
 // not hold both ends of every keep-alive connection within this machine's
 // 20,000 file descriptors. The child serves every address through one
-// listener (farm.ShareOneListener) and keeps the audit; the parent asks
+// listener (politetest.ShareOneListener) and keeps the audit; the parent asks
 // for the visits at the end.
 
 const farmProcessEnv = "POLITE_FARM_PROCESS_HOSTS"
 
 // farmProcessIdleEnv, when set to a duration, makes the farm process
-// close a keep-alive connection idle that long (farm.SetIdleTimeout), as
+// close a keep-alive connection idle that long (politetest.SetIdleTimeout), as
 // servers elsewhere do; unset, idle connections stay open.
 const farmProcessIdleEnv = "POLITE_FARM_PROCESS_IDLE"
 
@@ -53,7 +53,7 @@ func TestFarmProcessChild(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "farm process:", err)
 		os.Exit(1)
 	}
-	fm := farm.New(nil)
+	fm := politetest.New(nil)
 	defer fm.Close()
 	if v := os.Getenv(farmProcessIdleEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -67,7 +67,7 @@ func TestFarmProcessChild(t *testing.T) {
 	}
 	var hello farmHello
 	for i := range hosts {
-		s, err := fm.AddSite(farm.Site{Name: fmt.Sprintf("b%05d.test", i)})
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("b%05d.test", i)})
 		if err != nil {
 			fail(err)
 		}
@@ -141,20 +141,20 @@ func (p *farmProcess) url(i int, path string) string {
 }
 
 // resolver resolves the farm's host names.
-func (p *farmProcess) resolver() *farm.Resolver {
+func (p *farmProcess) resolver() *politetest.Resolver {
 	names := make(map[string]netip.Addr, len(p.hello.Names))
 	for i, n := range p.hello.Names {
 		names[n] = p.hello.Addrs[i]
 	}
-	return farm.NewResolver(names)
+	return politetest.NewResolver(names)
 }
 
 // visits asks for the visits so far, ordered by start.
-func (p *farmProcess) visits() ([]farm.Visit, error) {
+func (p *farmProcess) visits() ([]politetest.Visit, error) {
 	if _, err := io.WriteString(p.in, "visits\n"); err != nil {
 		return nil, err
 	}
-	var vs []farm.Visit
+	var vs []politetest.Visit
 	err := p.out.Decode(&vs)
 	return vs, err
 }

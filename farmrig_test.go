@@ -7,7 +7,7 @@ import (
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/clock"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // farmRig is a loopback farm and a Fetcher on one fake clock, used as a
@@ -17,20 +17,20 @@ import (
 type farmRig struct {
 	t    *testing.T
 	clk  *clock.Fake
-	farm *farm.Farm
+	farm *politetest.Farm
 	f    *polite.Fetcher
 }
 
 func newFarmRig(t *testing.T) *farmRig {
 	t.Helper()
 	clk := clock.NewFake()
-	fm := farm.New(clk)
+	fm := politetest.New(clk)
 	t.Cleanup(func() { fm.Close() })
 	return &farmRig{t: t, clk: clk, farm: fm}
 }
 
 // site adds a farm site and returns its name.
-func (r *farmRig) site(s farm.Site) string {
+func (r *farmRig) site(s politetest.Site) string {
 	r.t.Helper()
 	if _, err := r.farm.AddSite(s); err != nil {
 		r.t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R1.2, R5.3, R3.1: a host idle for a robots period leaves memory, and
@@ -18,15 +18,15 @@ import (
 // stopped once forgotten: nothing more is asked of it.
 func TestIdleHostIsForgottenWithoutWeakeningARule(t *testing.T) {
 	r := newFarmRig(t)
-	kept := r.site(farm.Site{Name: "kept.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Body: []byte("User-agent: *\nDisallow: /private/\n")},
-		"/p":            {Body: []byte("<p>p</p>")},
-		"/private/x":    {Body: []byte("<p>x</p>")},
+	kept := r.site(politetest.Site{Name: "kept.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Body: []byte("User-agent: *\nDisallow: /private/\n")},
+		"/p":                  {Body: []byte("<p>p</p>")},
+		"/private/x":          {Body: []byte("<p>x</p>")},
 	}})
-	refusing := r.site(farm.Site{Name: "refusing.test", Pages: map[string]farm.Page{
+	refusing := r.site(politetest.Site{Name: "refusing.test", Pages: map[string]politetest.Page{
 		"/a": {Status: http.StatusForbidden}, "/b": {},
 	}})
-	other := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{"/1": {}, "/2": {}}})
+	other := r.site(politetest.Site{Name: "other.test", Pages: map[string]politetest.Page{"/1": {}, "/2": {}}})
 	f := r.start(polite.Config{})
 	p, x := r.url(kept, "/p"), r.url(kept, "/private/x")
 	r.add(p, r.url(refusing, "/a"))
@@ -57,7 +57,7 @@ func TestIdleHostIsForgottenWithoutWeakeningARule(t *testing.T) {
 	}
 	robots := 0
 	for _, v := range r.farm.Audit().VisitsTo(kept) {
-		if v.Path == farm.RobotsPath {
+		if v.Path == politetest.RobotsPath {
 			robots++
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // One host, two spellings (R1.1): a host is compared, stopped and looked
@@ -39,7 +39,7 @@ func outcome(res *polite.Result) string {
 }
 
 // paths lists the paths the farm was asked for on a host, in order.
-func paths(vs []farm.Visit) []string {
+func paths(vs []politetest.Visit) []string {
 	var out []string
 	for _, v := range vs {
 		out = append(out, v.Path)
@@ -51,8 +51,8 @@ func paths(vs []farm.Visit) []string {
 // its port.
 func refuser(r *farmRig) string {
 	a, port := r.addr()
-	r.site(farm.Site{Name: "refuser.test", Addr: a, Default: func(string) farm.Page {
-		return farm.Page{Status: 403}
+	r.site(politetest.Site{Name: "refuser.test", Addr: a, Default: func(string) politetest.Page {
+		return politetest.Page{Status: 403}
 	}})
 	return port
 }
@@ -72,7 +72,7 @@ func stopRefuser(r *farmRig) {
 // after the 403.
 func wantOnlyFirst(t *testing.T, r *farmRig) {
 	t.Helper()
-	if got := paths(r.farm.Audit().VisitsTo("refuser.test")); !slices.Equal(got, []string{farm.RobotsPath, "/a"}) {
+	if got := paths(r.farm.Audit().VisitsTo("refuser.test")); !slices.Equal(got, []string{politetest.RobotsPath, "/a"}) {
 		t.Errorf("refuser.test saw %q, want robots.txt and /a only", got)
 	}
 }
@@ -102,7 +102,7 @@ func TestStoppedHostUnderAnotherSpelling(t *testing.T) {
 func TestRedirectToStoppedHostUnderAnotherSpelling(t *testing.T) {
 	r := newFarmRig(t)
 	port := refuser(r)
-	hop := r.site(farm.Site{Name: "hop.test", Pages: map[string]farm.Page{
+	hop := r.site(politetest.Site{Name: "hop.test", Pages: map[string]politetest.Page{
 		"/go": {Redirect: "http://refuser.test.:" + port + "/x"},
 	}})
 	r.start(polite.Config{})
@@ -144,7 +144,7 @@ func TestIDNHostIsOneHost(t *testing.T) {
 	r := newFarmRig(t)
 	const alabel = "xn--bcher-kva.example" // bücher.example
 	a, port := r.addr()
-	r.site(farm.Site{Name: alabel, Addr: a, Pages: map[string]farm.Page{
+	r.site(politetest.Site{Name: alabel, Addr: a, Pages: map[string]politetest.Page{
 		"/hop": {Redirect: "http://BÜCHER.example.:" + port + "/landed"},
 	}})
 	rec := &recordingResolver{Resolver: r.farm.Resolver()}
@@ -166,7 +166,7 @@ func TestIDNHostIsOneHost(t *testing.T) {
 	}
 	got := paths(r.farm.Audit().VisitsTo(alabel))
 	slices.Sort(got)
-	if want := []string{"/", "/hop", "/landed", "/other", farm.RobotsPath}; !slices.Equal(got, want) {
+	if want := []string{"/", "/hop", "/landed", "/other", politetest.RobotsPath}; !slices.Equal(got, want) {
 		t.Errorf("%s saw %q, want %q: one robots.txt", alabel, got, want)
 	}
 	if asked := rec.names(); !slices.Equal(asked, []string{alabel}) {
@@ -179,9 +179,9 @@ func TestIDNHostIsOneHost(t *testing.T) {
 // name the host they mean, which is then not asked for robots.txt.
 func TestConfigHostsInNormalForm(t *testing.T) {
 	r := newFarmRig(t)
-	api := r.site(farm.Site{Name: "api.example"})
-	idnAPI := r.site(farm.Site{Name: "xn--mnchen-3ya.example"}) // münchen.example
-	mine := r.site(farm.Site{Name: "xn--bcher-kva.example"})    // bücher.example
+	api := r.site(politetest.Site{Name: "api.example"})
+	idnAPI := r.site(politetest.Site{Name: "xn--mnchen-3ya.example"}) // münchen.example
+	mine := r.site(politetest.Site{Name: "xn--bcher-kva.example"})    // bücher.example
 	r.start(polite.Config{
 		APIs: []polite.API{
 			{Host: "API.Example.", Terms: "https://api.example/terms"},
@@ -214,7 +214,7 @@ func TestConfigHostsInNormalForm(t *testing.T) {
 func TestRedirectLoopUnderAnotherSpelling(t *testing.T) {
 	r := newFarmRig(t)
 	a, port := r.addr()
-	name := r.site(farm.Site{Name: "loop.test", Addr: a, Pages: map[string]farm.Page{
+	name := r.site(politetest.Site{Name: "loop.test", Addr: a, Pages: map[string]politetest.Page{
 		"/x": {Redirect: "http://LOOP.test.:" + port + "/x"},
 	}})
 	r.start(polite.Config{})
@@ -224,7 +224,7 @@ func TestRedirectLoopUnderAnotherSpelling(t *testing.T) {
 	if res == nil || !errors.Is(res.Err, polite.ErrRedirectLoop) || len(res.Redirects) != 0 {
 		t.Errorf("%s: %s, want ErrRedirectLoop with no hop followed", from, outcome(res))
 	}
-	if got := paths(r.farm.Audit().VisitsTo(name)); !slices.Equal(got, []string{farm.RobotsPath, "/x"}) {
+	if got := paths(r.farm.Audit().VisitsTo(name)); !slices.Equal(got, []string{politetest.RobotsPath, "/x"}) {
 		t.Errorf("loop.test saw %q, want robots.txt and /x once", got)
 	}
 }

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R10.2: response headers beyond 64 KiB are not read: the request fails,
 // named, as a failure of the host, and the host's next page is fetched.
 func TestHugeResponseHeaders(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "fat.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "fat.test", Pages: map[string]politetest.Page{
 		"/fat": {Header: http.Header{"X-Padding": {strings.Repeat("x", 100<<10)}}},
 	}})
 	r.start(polite.Config{Retries: -1})

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // Bad input never panics or hangs: each case is a clear error from Add or
@@ -49,7 +49,7 @@ func TestAddRefusesBadURLs(t *testing.T) {
 // option: the Result says so, and no request reaches the farm.
 func TestNameResolvingToLoopback(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "inside.test"})
+	h := r.site(politetest.Site{Name: "inside.test"})
 	r.farm.MapName("sneaky.test", netip.MustParseAddr("127.0.0.1"))
 	r.start(Config{}, hooks{}) // AllowPrivateNetworks off
 	u1, u2 := r.farm.URL(h, "/"), "http://sneaky.test/"
@@ -79,7 +79,7 @@ func TestUnresolvedHost(t *testing.T) {
 // R10.2: a body over the cap is cut at the cap, flagged, and named.
 func TestBodyOverCap(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "big.test", Pages: map[string]farm.Page{"/big": {Size: 5000}}})
+	h := r.site(politetest.Site{Name: "big.test", Pages: map[string]politetest.Page{"/big": {Size: 5000}}})
 	r.start(Config{AllowPrivateNetworks: true, MaxBodyBytes: 1000}, hooks{})
 	u := r.farm.URL(h, "/big")
 	r.add(u)
@@ -99,15 +99,15 @@ func TestServerThatNeverFinishes(t *testing.T) {
 	t.Cleanup(func() { close(never) })
 	for _, c := range []struct {
 		name   string
-		page   farm.Page
+		page   politetest.Page
 		status int // what came before the server went quiet
 	}{
-		{"body never ends", farm.Page{Hang: true}, http.StatusOK},
-		{"headers never come", farm.Page{Gate: never}, 0},
+		{"body never ends", politetest.Page{Hang: true}, http.StatusOK},
+		{"headers never come", politetest.Page{Gate: never}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRig(t)
-			h := r.site(farm.Site{Name: "tar.test", Pages: map[string]farm.Page{"/pit": c.page}})
+			h := r.site(politetest.Site{Name: "tar.test", Pages: map[string]politetest.Page{"/pit": c.page}})
 			r.start(Config{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond}, hooks{})
 			u := r.farm.URL(h, "/pit")
 			r.add(u, r.farm.URL(h, "/after"))
@@ -127,7 +127,7 @@ func TestServerThatNeverFinishes(t *testing.T) {
 // flakyResolver fails the first n lookups of every name for a moment (a
 // DNS timeout), then answers as the farm's resolver does.
 type flakyResolver struct {
-	farm  *farm.Resolver
+	farm  *politetest.Resolver
 	n     int
 	mu    sync.Mutex
 	tries map[string]int
@@ -149,7 +149,7 @@ func (r *flakyResolver) LookupNetIP(ctx context.Context, network, host string) (
 // failures in a row stop the host.
 func TestPassingDNSFailureIsRetried(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "wobbly.test"})
+	h := r.site(politetest.Site{Name: "wobbly.test"})
 	res := &flakyResolver{farm: r.farm.Resolver(), n: 2, tries: map[string]int{}}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{rand: func() float64 { return 0 }})
 	start := r.clk.Now()
@@ -170,7 +170,7 @@ func TestPassingDNSFailureIsRetried(t *testing.T) {
 
 func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "gone.test"})
+	h := r.site(politetest.Site{Name: "gone.test"})
 	res := &flakyResolver{farm: r.farm.Resolver(), n: 100, tries: map[string]int{}}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
 	r.add(r.pages(h, 2)...)
@@ -192,7 +192,7 @@ func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
 // a failed request, not a crash.
 func TestAbsurdContentLength(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "liar.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "liar.test", Pages: map[string]politetest.Page{
 		"/claim": {Header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {"9223372036854775807"}}, Body: []byte("hello")},
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
@@ -210,7 +210,7 @@ func TestAbsurdContentLength(t *testing.T) {
 // then dropped as a trap.
 func TestLongestURLIsSentWhole(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "long.test"})
+	h := r.site(politetest.Site{Name: "long.test"})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	base := r.farm.URL(h, "/")
 	u := base + strings.Repeat("a", MaxURLLength-len(base))
@@ -237,7 +237,7 @@ func TestLongestURLIsSentWhole(t *testing.T) {
 // to end, then says it was cancelled, or, with lateAnswer, that there is
 // no such host. Other names it answers as the farm does.
 type stuckResolver struct {
-	farm       *farm.Resolver
+	farm       *politetest.Resolver
 	stuck      string
 	lateAnswer bool
 	tries      atomic.Int32
@@ -260,7 +260,7 @@ func (r *stuckResolver) LookupNetIP(ctx context.Context, network, host string) (
 // worker's next lookups, on a fresh context, go on.
 func TestLookupTimeout(t *testing.T) {
 	r := newRig(t)
-	fine := r.site(farm.Site{Name: "fine.test"})
+	fine := r.site(politetest.Site{Name: "fine.test"})
 	res := &stuckResolver{farm: r.farm.Resolver(), stuck: "stuck.test"}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res, MaxInFlight: 1},
 		hooks{rand: func() float64 { return 0 }, lookupTimeout: 20 * time.Millisecond})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // keepAliveVisits crawls five pages of one site after its robots.txt and
@@ -15,13 +15,13 @@ import (
 // they are all queued when the first is asked.
 func keepAliveVisits(t *testing.T, drop bool) []bool {
 	r := newFarmRig(t)
-	page := farm.Page{Drop: drop}
+	page := politetest.Page{Drop: drop}
 	gate := make(chan struct{})
-	robots := farm.Robots("User-agent: *\nAllow: /\n")
+	robots := politetest.Robots("User-agent: *\nAllow: /\n")
 	robots.Drop, robots.Gate = drop, gate
-	name := r.site(farm.Site{Name: "keep.test",
-		Pages:   map[string]farm.Page{farm.RobotsPath: robots},
-		Default: func(string) farm.Page { return page }})
+	name := r.site(politetest.Site{Name: "keep.test",
+		Pages:   map[string]politetest.Page{politetest.RobotsPath: robots},
+		Default: func(string) politetest.Page { return page }})
 	r.start(polite.Config{})
 	paths := []string{"/1", "/2", "/3", "/4", "/5"}
 	for _, p := range paths {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R11.1, R11.2: Close in the middle of a run still yields exactly one
@@ -21,9 +21,9 @@ func TestCloseMidRunLosesNothing(t *testing.T) {
 	never := make(chan struct{}) // the gate stays shut: only Close ends these
 	var urls []string
 	for i := range 40 {
-		s := farm.Site{Name: fmt.Sprintf("c%02d.test", i)}
+		s := politetest.Site{Name: fmt.Sprintf("c%02d.test", i)}
 		if i%4 == 0 {
-			s.Pages = map[string]farm.Page{"/p1": {Entered: entered, Gate: never}}
+			s.Pages = map[string]politetest.Page{"/p1": {Entered: entered, Gate: never}}
 		}
 		h := r.site(s)
 		urls = append(urls, r.pages(h, 5)...)
@@ -118,7 +118,7 @@ func TestConcurrentAddAndNext(t *testing.T) {
 	r := newRig(t)
 	var hosts []string
 	for i := range 20 {
-		hosts = append(hosts, r.site(farm.Site{Name: fmt.Sprintf("cc%02d.test", i)}))
+		hosts = append(hosts, r.site(politetest.Site{Name: fmt.Sprintf("cc%02d.test", i)}))
 	}
 	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	const perHost = 3

@@ -5,15 +5,15 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R8.1: images, video, fonts and PDFs are not downloaded unless opted in:
 // the farm sees each response cut short. An opted-in type is read in full,
 // and Accept asks for it.
 func TestOnlyPagesAreRead(t *testing.T) {
-	typed := func(ct string) farm.Page {
-		return farm.Page{Size: mediaSize, Header: http.Header{"Content-Type": {ct}}}
+	typed := func(ct string) politetest.Page {
+		return politetest.Page{Size: mediaSize, Header: http.Header{"Content-Type": {ct}}}
 	}
 	t.Run("html only", func(t *testing.T) { htmlOnly(t, typed) })
 	t.Run("opted in", func(t *testing.T) { optedIn(t, typed) })
@@ -21,9 +21,9 @@ func TestOnlyPagesAreRead(t *testing.T) {
 
 const mediaSize = 16 << 20 // larger than loopback socket buffers: a cut shows
 
-func htmlOnly(t *testing.T, typed func(string) farm.Page) {
+func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "media.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "media.test", Pages: map[string]politetest.Page{
 		"/photo.jpg":  typed("image/jpeg"),
 		"/clip.mp4":   typed("video/mp4"),
 		"/font.woff2": typed("font/woff2"),
@@ -59,9 +59,9 @@ func htmlOnly(t *testing.T, typed func(string) farm.Page) {
 }
 
 // Opted in: PDFs are read whole, images by a wildcard; others still not.
-func optedIn(t *testing.T, typed func(string) farm.Page) {
+func optedIn(t *testing.T, typed func(string) politetest.Page) {
 	r2 := newRig(t)
-	h2 := r2.site(farm.Site{Name: "docs.test", Pages: map[string]farm.Page{
+	h2 := r2.site(politetest.Site{Name: "docs.test", Pages: map[string]politetest.Page{
 		"/paper.pdf": typed("application/pdf"),
 		"/photo.jpg": typed("image/jpeg"),
 		"/clip.mp4":  typed("video/mp4"),

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // A non-2xx body is read only as far as Classify looks (R3.5), unless it
@@ -29,10 +29,10 @@ var octetStream = http.Header{"Content-Type": {"application/octet-stream"}}
 // writing into a connection the client dropped has seen it go. A client
 // that read a body whole has had every byte of it written, so closing
 // cannot make a drained body look cut.
-func finalVisit(t *testing.T, fm *farm.Farm, host, path string) farm.Visit {
+func finalVisit(t *testing.T, fm *politetest.Farm, host, path string) politetest.Visit {
 	t.Helper()
 	fm.Close()
-	var vs []farm.Visit
+	var vs []politetest.Visit
 	for _, v := range fm.Audit().VisitsTo(host) {
 		if v.Path == path {
 			vs = append(vs, v)
@@ -46,7 +46,7 @@ func finalVisit(t *testing.T, fm *farm.Farm, host, path string) farm.Visit {
 
 // checkCut fails unless the server saw the client go away well before
 // the body's end: the connection was dropped, not drained.
-func checkCut(t *testing.T, v farm.Visit, size int64) {
+func checkCut(t *testing.T, v politetest.Visit, size int64) {
 	t.Helper()
 	if !v.Cut || v.Written > size/2 {
 		t.Errorf("%s: server wrote %d of %d bytes, cut %v; want the client gone well before the end",
@@ -59,7 +59,7 @@ func checkCut(t *testing.T, v farm.Visit, size int64) {
 // next page on the host is fetched.
 func TestNonOKBodyOfUnreadTypeIsReadOnlyForClassify(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "blob.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "blob.test", Pages: map[string]politetest.Page{
 		"/blob": {Status: http.StatusNotFound, Header: octetStream, Size: bigErrorBody},
 	}})
 	r.start(polite.Config{MaxBodyBytes: 2 * bigErrorBody})
@@ -86,7 +86,7 @@ func TestNonOKBodyOfUnreadTypeIsReadOnlyForClassify(t *testing.T) {
 func TestNonOKBodyOfReadTypeIsReadWhole(t *testing.T) {
 	const size = 1 << 20
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "gone.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "gone.test", Pages: map[string]politetest.Page{
 		"/gone": {Status: http.StatusNotFound, Size: size}, // generated: text/html
 	}})
 	r.start(polite.Config{MaxBodyBytes: 2 * bigErrorBody})
@@ -109,7 +109,7 @@ func TestNonOKChallengePageIsStillClassified(t *testing.T) {
 <body><noscript>Enable JavaScript and cookies to continue</noscript>
 <script>window._cf_chl_opt={cType:'managed'};</script></body></html>`)
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "check.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "check.test", Pages: map[string]politetest.Page{
 		"/a": {Status: http.StatusServiceUnavailable, Body: body,
 			Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}},
 	}})
@@ -135,7 +135,7 @@ func TestNonOKChallengePageIsStillClassified(t *testing.T) {
 // host, and its body is read only as far as Classify looks.
 func TestNonOKRefusalOfUnreadTypeStopsTheHost(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "deny.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "deny.test", Pages: map[string]politetest.Page{
 		"/a": {Status: http.StatusForbidden, Header: octetStream, Size: bigErrorBody},
 	}})
 	r.start(polite.Config{MaxBodyBytes: 2 * bigErrorBody})
@@ -162,8 +162,8 @@ func TestNonOKRefusalOfUnreadTypeStopsTheHost(t *testing.T) {
 // page after it is fetched.
 func TestNonOKRobotsTxtIsReadOnlyForClassify(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "norobots.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Status: http.StatusNotFound, Header: octetStream, Size: bigErrorBody},
+	host := r.site(politetest.Site{Name: "norobots.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Status: http.StatusNotFound, Header: octetStream, Size: bigErrorBody},
 	}})
 	f := r.start(polite.Config{MaxBodyBytes: 2 * bigErrorBody})
 	u := r.url(host, "/page")
@@ -179,5 +179,5 @@ func TestNonOKRobotsTxtIsReadOnlyForClassify(t *testing.T) {
 	if robots := st.Bytes - int64(len(got.Body)); robots > classifyLen {
 		t.Errorf("read %d bytes of the 404 robots.txt, want at most %d", robots, classifyLen)
 	}
-	checkCut(t, finalVisit(t, r.farm, host, farm.RobotsPath), bigErrorBody)
+	checkCut(t, finalVisit(t, r.farm, host, politetest.RobotsPath), bigErrorBody)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // zeroStatusServer is a raw TCP server on a loopback address of its own
@@ -53,7 +53,7 @@ func zeroStatusServer(t *testing.T) (netip.AddrPort, *atomic.Int64) {
 func TestStatusZeroIsAFailure(t *testing.T) {
 	ap, requests := zeroStatusServer(t)
 	r := newFarmRig(t)
-	r.start(polite.Config{Resolver: farm.NewResolver(map[string]netip.Addr{"zero.test": ap.Addr()})})
+	r.start(polite.Config{Resolver: politetest.NewResolver(map[string]netip.Addr{"zero.test": ap.Addr()})})
 	u := "http://zero.test:" + strconv.Itoa(int(ap.Port())) + "/a"
 	r.add(u)
 	res := r.results(1)[u]

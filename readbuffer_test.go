@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // A connection's read buffer (readBufferSize) is smaller than a response
@@ -17,10 +17,10 @@ func TestResponseLongerThanReadBuffer(t *testing.T) {
 	r := newRig(t)
 	long := strings.Repeat("a", 8*readBufferSize)
 	body := []byte("<html><body>" + strings.Repeat("x", 20*readBufferSize) + "</body></html>")
-	h := r.site(farm.Site{Name: "long.test", Default: func(string) farm.Page {
+	h := r.site(politetest.Site{Name: "long.test", Default: func(string) politetest.Page {
 		// BodyDelay makes the farm flush half the body before the rest,
 		// without a Content-Length: the body is sent chunked.
-		return farm.Page{Header: http.Header{"Content-Type": {"text/html"}, "X-Long": {long}}, Body: body, BodyDelay: time.Millisecond}
+		return politetest.Page{Header: http.Header{"Content-Type": {"text/html"}, "X-Long": {long}}, Body: body, BodyDelay: time.Millisecond}
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	u := r.farm.URL(h, "/")

@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R8.3: a redirect to another host is a new request there, scheduled on
 // that host's budget; the Result records the chain.
 func TestRedirectToAnotherHost(t *testing.T) {
 	r := newRig(t)
-	to := r.site(farm.Site{Name: "new.test"})
+	to := r.site(politetest.Site{Name: "new.test"})
 	target := r.farm.URL(to, "/landing")
-	from := r.site(farm.Site{Name: "old.test", Pages: map[string]farm.Page{"/moved": {Status: 301, Redirect: target}}})
+	from := r.site(politetest.Site{Name: "old.test", Pages: map[string]politetest.Page{"/moved": {Status: 301, Redirect: target}}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	u := r.farm.URL(from, "/moved")
 	r.add(u)
@@ -36,7 +36,7 @@ func TestRedirectToAnotherHost(t *testing.T) {
 // other request to it, and a relative Location is resolved.
 func TestRedirectSameHostRests(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "same.test", Pages: map[string]farm.Page{"/a": {Redirect: "/b"}}})
+	h := r.site(politetest.Site{Name: "same.test", Pages: map[string]politetest.Page{"/a": {Redirect: "/b"}}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	u := r.farm.URL(h, "/a")
 	r.add(u)
@@ -52,15 +52,15 @@ func TestRedirectSameHostRests(t *testing.T) {
 // Result is the last response, not followed; Redirects, the hops followed.
 func TestRedirectLoopAndLimit(t *testing.T) {
 	r := newRig(t)
-	loop := r.site(farm.Site{Name: "loop.test", Pages: map[string]farm.Page{
+	loop := r.site(politetest.Site{Name: "loop.test", Pages: map[string]politetest.Page{
 		"/x":    {Redirect: "/y"},
 		"/y":    {Redirect: "/x"},
 		"/s":    {Redirect: "/self"},
 		"/self": {Redirect: "/self"},
 	}})
-	long := r.site(farm.Site{Name: "long.test", Default: func(path string) farm.Page {
+	long := r.site(politetest.Site{Name: "long.test", Default: func(path string) politetest.Page {
 		n, _ := strconv.Atoi(strings.TrimPrefix(path, "/hop"))
-		return farm.Page{Redirect: fmt.Sprintf("/hop%d", n+1)}
+		return politetest.Page{Redirect: fmt.Sprintf("/hop%d", n+1)}
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	lu, gu, su := r.farm.URL(loop, "/x"), r.farm.URL(long, "/"), r.farm.URL(loop, "/s")
@@ -90,7 +90,7 @@ func TestRedirectLoopAndLimit(t *testing.T) {
 // credentials, ends the chain with the reason; nothing more is requested.
 func TestRedirectToForbiddenTarget(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "bad.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "bad.test", Pages: map[string]politetest.Page{
 		"/ftp":   {Redirect: "ftp://files.test/x"},
 		"/creds": {Redirect: "http://user:pw@bad.test/"},
 	}})
@@ -114,13 +114,13 @@ func TestRedirectToForbiddenTarget(t *testing.T) {
 // unassigned 3xx come back as they are, with their Location unasked.
 func TestOnlyRedirectStatusesAreFollowed(t *testing.T) {
 	r := newRig(t)
-	to := r.site(farm.Site{Name: "elsewhere.test"})
+	to := r.site(politetest.Site{Name: "elsewhere.test"})
 	target := r.farm.URL(to, "/landing")
-	pages := map[string]farm.Page{}
+	pages := map[string]politetest.Page{}
 	for _, status := range []int{300, 305, 399} {
-		pages[fmt.Sprintf("/s%d", status)] = farm.Page{Status: status, Redirect: target}
+		pages[fmt.Sprintf("/s%d", status)] = politetest.Page{Status: status, Redirect: target}
 	}
-	from := r.site(farm.Site{Name: "choices.test", Pages: pages})
+	from := r.site(politetest.Site{Name: "choices.test", Pages: pages})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	for p := range pages {
 		r.add(r.farm.URL(from, p))

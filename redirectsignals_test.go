@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R7.1, R5.5, R5.6: a page's robots.txt signals are those of the origin
@@ -26,11 +26,11 @@ func TestRedirectLeavesTheFirstSitesSignals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newFarmRig(t)
-			to := r.site(farm.Site{Name: "open.test"})
+			to := r.site(politetest.Site{Name: "open.test"})
 			target := r.url(to, "/page")
-			from := r.site(farm.Site{Name: "closed.test", Pages: map[string]farm.Page{
-				farm.RobotsPath: farm.Robots("User-agent: *\nContent-Signal: ai-input=no\nAllow: /\n"),
-				"/moved":        {Status: 301, Redirect: target},
+			from := r.site(politetest.Site{Name: "closed.test", Pages: map[string]politetest.Page{
+				politetest.RobotsPath: politetest.Robots("User-agent: *\nContent-Signal: ai-input=no\nAllow: /\n"),
+				"/moved":              {Status: 301, Redirect: target},
 			}})
 			r.start(c.cfg(to))
 			u := r.url(from, "/moved")

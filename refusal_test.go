@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R2.4: a 429 with Retry-After in seconds: the farm sees that wait before
 // the next request to the host, then the floor again.
 func TestRetryAfterSeconds(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "busy.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "busy.test", Pages: map[string]politetest.Page{
 		"/a": {Status: 429, Header: http.Header{"Retry-After": {"120"}}},
 	}})
 	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{})
@@ -37,7 +37,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 // R2.4: Retry-After as an HTTP-date counts from the response's Date.
 func TestRetryAfterDate(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "maint.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "maint.test", Pages: map[string]politetest.Page{
 		"/a": {Status: 503, Header: http.Header{
 			"Date":        {"Thu, 01 Jan 2026 00:00:00 GMT"},
 			"Retry-After": {"Thu, 01 Jan 2026 00:01:30 GMT"},
@@ -60,8 +60,8 @@ func TestRetryAfterDate(t *testing.T) {
 // success resets the count, and the floor is back.
 func TestBackoffGrowsAndResets(t *testing.T) {
 	r := newRig(t)
-	fail := farm.Page{Status: 503}
-	h := r.site(farm.Site{Name: "flaky.test", Pages: map[string]farm.Page{
+	fail := politetest.Page{Status: 503}
+	h := r.site(politetest.Site{Name: "flaky.test", Pages: map[string]politetest.Page{
 		"/f1": fail, "/f2": fail, "/f3": fail, "/f4": fail,
 	}})
 	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{rand: func() float64 { return 0.5 }})
@@ -93,7 +93,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 // stopped, and nothing more reaches it.
 func TestFiveFailuresStopTheHost(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "broken.test", Default: func(string) farm.Page { return farm.Page{Status: 500} }})
+	h := r.site(politetest.Site{Name: "broken.test", Default: func(string) politetest.Page { return politetest.Page{Status: 500} }})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	urls := r.pages(h, 7)
 	r.add(urls...)
@@ -155,8 +155,8 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "closed.test", Addr: addr, Pages: map[string]farm.Page{"/x": {Status: 403}}})
-	other := r.site(farm.Site{Name: "open.test", Addr: addr})
+	h := r.site(politetest.Site{Name: "closed.test", Addr: addr, Pages: map[string]politetest.Page{"/x": {Status: 403}}})
+	other := r.site(politetest.Site{Name: "open.test", Addr: addr})
 	logs := &logRecords{}
 	r.start(Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil))}, hooks{})
 	x := r.farm.URL(h, "/x")
@@ -218,7 +218,7 @@ func TestChallengePagesStopTheirHosts(t *testing.T) {
 	var sites []site
 	for _, path := range files {
 		status, header, body := readResponse(t, path)
-		name := r.site(farm.Site{Name: filepath.Base(path[:len(path)-len(".http")]) + ".test", Pages: map[string]farm.Page{
+		name := r.site(politetest.Site{Name: filepath.Base(path[:len(path)-len(".http")]) + ".test", Pages: map[string]politetest.Page{
 			"/page": {Status: status, Header: header, Body: body},
 		}})
 		sites = append(sites, site{name, r.farm.URL(name, "/page"), r.farm.URL(name, "/next")})
@@ -255,10 +255,10 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "away.test", Addr: addr, Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "away.test", Addr: addr, Pages: map[string]politetest.Page{
 		"/a": {Status: 429, Header: http.Header{"Retry-After": {"7200"}}},
 	}})
-	sibling := r.site(farm.Site{Name: "sibling.test", Addr: addr})
+	sibling := r.site(politetest.Site{Name: "sibling.test", Addr: addr})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	a, b := r.farm.URL(h, "/a"), r.farm.URL(h, "/b")
 	r.add(a, b)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R4.1, R8.1, R8.2: what the server sees is an honest, minimal GET: the
@@ -16,8 +16,8 @@ import (
 // HTML, and never a Cookie or Authorization, even after a Set-Cookie.
 func TestRequestsAreHonestAndMinimal(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "cookie.test", Default: func(string) farm.Page {
-		return farm.Page{Header: http.Header{"Set-Cookie": {"session=abc; Path=/"}}}
+	h := r.site(politetest.Site{Name: "cookie.test", Default: func(string) politetest.Page {
+		return politetest.Page{Header: http.Header{"Set-Cookie": {"session=abc; Path=/"}}}
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	r.add(r.pages(h, 3)...)
@@ -34,7 +34,7 @@ func TestRequestsAreHonestAndMinimal(t *testing.T) {
 				t.Errorf("%s: %s: %q sent", v.Path, k, got)
 			}
 		}
-		if a := v.Header.Get("Accept"); a != "text/html,application/xhtml+xml;q=0.9" && v.Path != farm.RobotsPath {
+		if a := v.Header.Get("Accept"); a != "text/html,application/xhtml+xml;q=0.9" && v.Path != politetest.RobotsPath {
 			t.Errorf("%s: Accept %q", v.Path, a)
 		}
 	}
@@ -44,7 +44,7 @@ func TestRequestsAreHonestAndMinimal(t *testing.T) {
 // the product token sent.
 func TestContactIsSent(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "contact.test"})
+	h := r.site(politetest.Site{Name: "contact.test"})
 	r.start(Config{AllowPrivateNetworks: true, Name: "acme-indexer", Version: "2.0", InfoURL: "https://acme.example/bot", Contact: "bot@acme.example"}, hooks{})
 	r.add(r.farm.URL(h, "/"))
 	r.results(1)
@@ -88,7 +88,7 @@ func TestAddressIsPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "pinned.test", Addr: good})
+	h := r.site(politetest.Site{Name: "pinned.test", Addr: good})
 	res := &flipResolver{first: good, later: other, lookups: map[string]int{}}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
 	r.add(r.pages(h, 3)...)
@@ -111,7 +111,7 @@ func TestAddressIsPinned(t *testing.T) {
 // the dialler itself when private networks are not allowed.
 func TestDialGuardSeesTheDialledAddress(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "guarded.test"})
+	h := r.site(politetest.Site{Name: "guarded.test"})
 	c := &http.Client{Transport: newTransport(false, nil)}
 	defer c.CloseIdleConnections()
 	addrs, _ := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)

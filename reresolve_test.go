@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R1.1: a host is looked up once per robots period. Within 24 h its
@@ -23,7 +23,7 @@ import (
 // it go to the address the name has by then.
 func TestHostResolvedOncePerRobotsPeriod(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "moving.test"})
+	h := r.site(politetest.Site{Name: "moving.test"})
 	first := r.farm.Resolver()
 	res := &flakyResolver{farm: first, tries: map[string]int{}}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
@@ -61,13 +61,13 @@ func TestHostResolvedOncePerRobotsPeriod(t *testing.T) {
 	if n := lookups(); n != 2 {
 		t.Fatalf("%d lookups after 25 h, want 2", n)
 	}
-	var after []farm.Visit
+	var after []politetest.Visit
 	for _, v := range r.farm.Audit().Visits() {
 		if v.Addr == newAddr {
 			after = append(after, v)
 		}
 	}
-	if len(after) != 2 || after[0].Path != farm.RobotsPath || after[1].Path != "/c" {
+	if len(after) != 2 || after[0].Path != politetest.RobotsPath || after[1].Path != "/c" {
 		t.Fatalf("at the new address %v: %v, want robots.txt then /c", newAddr, after)
 	}
 	for _, v := range r.farm.Audit().VisitsTo(h) {
@@ -79,7 +79,7 @@ func TestHostResolvedOncePerRobotsPeriod(t *testing.T) {
 
 // goneResolver answers as the farm's resolver until its name is gone.
 type goneResolver struct {
-	farm *farm.Resolver
+	farm *politetest.Resolver
 	gone atomic.Bool
 	only string // when set, the one name that goes; others stay
 }
@@ -96,7 +96,7 @@ func (r *goneResolver) LookupNetIP(ctx context.Context, network, host string) ([
 // asked of the old address.
 func TestHostGoneAtTheNextLookup(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "fading.test"})
+	h := r.site(politetest.Site{Name: "fading.test"})
 	res := &goneResolver{farm: r.farm.Resolver()}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
 	a, b := r.farm.URL(h, "/a"), r.farm.URL(h, "/b")
@@ -128,12 +128,12 @@ func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate, entered := make(chan struct{}), make(chan string, 1)
-	site, err := r.farm.AddSite(farm.Site{Name: "keepalive.test"})
+	site, err := r.farm.AddSite(politetest.Site{Name: "keepalive.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := site.Name
-	other := r.site(farm.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]farm.Page{
+	other := r.site(politetest.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]politetest.Page{
 		"/y": {Gate: gate, Entered: entered},
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
@@ -180,7 +180,7 @@ func TestStopAfterMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate, entered := make(chan struct{}), make(chan string, 1)
-	h := r.site(farm.Site{Name: "refuser.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "refuser.test", Pages: map[string]politetest.Page{
 		"/p1": {Status: 403, Gate: gate, Entered: entered},
 	}})
 	newAddr, err := r.farm.NewAddr()
@@ -222,10 +222,10 @@ func TestStopAfterMove(t *testing.T) {
 // five failures in a row.
 func TestLookupDoesNotResetRequestFailures(t *testing.T) {
 	r := newRig(t)
-	fail := farm.Page{Status: 500}
-	h := r.site(farm.Site{Name: "failing.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Sequence: []farm.Page{{Body: []byte("User-agent: *\nAllow: /\n")}, {Status: 500}}},
-		"/f1":           fail, "/f2": fail, "/f3": fail, "/f4": fail,
+	fail := politetest.Page{Status: 500}
+	h := r.site(politetest.Site{Name: "failing.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Sequence: []politetest.Page{{Body: []byte("User-agent: *\nAllow: /\n")}, {Status: 500}}},
+		"/f1":                 fail, "/f2": fail, "/f3": fail, "/f4": fail,
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0 }})
 	r.add(r.farm.URL(h, "/a"))
@@ -243,7 +243,7 @@ func TestLookupDoesNotResetRequestFailures(t *testing.T) {
 // heldResolver answers a name's first lookup, and holds the later ones
 // until release is closed or their context ends.
 type heldResolver struct {
-	farm    *farm.Resolver
+	farm    *politetest.Resolver
 	n       atomic.Int32
 	release chan struct{}
 	held    chan struct{} // closed when a lookup is held
@@ -267,7 +267,7 @@ func (r *heldResolver) LookupNetIP(ctx context.Context, network, host string) ([
 // once (R11).
 func TestSecondLookupInStatsAndClose(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "waiting.test"})
+	h := r.site(politetest.Site{Name: "waiting.test"})
 	res := &heldResolver{farm: r.farm.Resolver(), release: make(chan struct{}), held: make(chan struct{})}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
 	r.add(r.farm.URL(h, "/a"))
@@ -297,7 +297,7 @@ func TestSecondLookupInStatsAndClose(t *testing.T) {
 func TestNameGoneWithURLsQueued(t *testing.T) {
 	r := newRig(t)
 	gate, entered := make(chan struct{}), make(chan string, 1)
-	h := r.site(farm.Site{Name: "gone.test", Pages: map[string]farm.Page{"/p0": {Gate: gate, Entered: entered}}})
+	h := r.site(politetest.Site{Name: "gone.test", Pages: map[string]politetest.Page{"/p0": {Gate: gate, Entered: entered}}})
 	res := &goneResolver{farm: r.farm.Resolver()}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
 	r.add(r.farm.URL(h, "/a"))
@@ -350,7 +350,7 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "rr.test"})
+	h := r.site(politetest.Site{Name: "rr.test"})
 	a, _ := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
 	other, err := r.farm.NewAddr()
 	if err != nil {
@@ -411,7 +411,7 @@ func TestRequestHandedOutBeforeAMove(t *testing.T) {
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
-	h, h2 := r.site(farm.Site{Name: "mover.test"}), r.site(farm.Site{Name: "other.test"})
+	h, h2 := r.site(politetest.Site{Name: "mover.test"}), r.site(politetest.Site{Name: "other.test"})
 	st := &holdingStore{Store: NewMemoryStore(), suffix: "/slow", entered: make(chan struct{}), release: make(chan struct{})}
 	robotsAtB := make(chan struct{}, 8)
 	var addrB atomic.Value
@@ -465,7 +465,7 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "parked.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "parked.test", Pages: map[string]politetest.Page{
 		"/r": {Status: 503, Header: http.Header{"Retry-After": {"172800"}}}}}) // 48 h
 	res := &flakyResolver{farm: r.farm.Resolver(), tries: map[string]int{}}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
@@ -497,7 +497,7 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 		t.Errorf("%d lookups by the end of the park, want 2 (the first, and one at 25 h)", n)
 	}
 	for _, v := range r.farm.Audit().Visits() {
-		if v.Path != "/a" && v.Path != "/r" && v.Path != farm.RobotsPath || v.Addr == newAddr {
+		if v.Path != "/a" && v.Path != "/r" && v.Path != politetest.RobotsPath || v.Addr == newAddr {
 			if v.Start.Before(until) {
 				t.Errorf("%s asked at %v before the park ends", v.Path, v.Addr)
 			}
@@ -520,7 +520,7 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
-	h := r.site(farm.Site{Name: "slowmove.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "slowmove.test", Pages: map[string]politetest.Page{
 		"/slow": {Latency: 10 * time.Second}}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	r.add(r.farm.URL(h, "/a"))
@@ -537,7 +537,7 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 	c := r.farm.URL(h, "/c")
 	r.add(c) // robots.txt is due again: the host is looked up and moves
 	r.results(1)
-	var slow farm.Visit
+	var slow politetest.Visit
 	var firstNew time.Time
 	for _, v := range r.farm.Audit().Visits() {
 		switch {
@@ -562,12 +562,12 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 // before that page's Result.
 func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "fading.test"})
+	h := r.site(politetest.Site{Name: "fading.test"})
 	addrs, err := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := r.site(farm.Site{Name: "other.test", Addr: addrs[0]})
+	other := r.site(politetest.Site{Name: "other.test", Addr: addrs[0]})
 
 	// The second origin: the same address, another port, a robots.txt
 	// that answers 503 once the test lets it.
@@ -637,7 +637,7 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate, entered := make(chan struct{}), make(chan string, 1)
-	h := r.site(farm.Site{Name: "busymove.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "busymove.test", Pages: map[string]politetest.Page{
 		"/slow": {Gate: gate, Entered: entered}}})
 	res := &flakyResolver{farm: r.farm.Resolver(), tries: map[string]int{}}
 	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})

@@ -10,18 +10,18 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // linkPage is a farm page linking to the given paths.
-func linkPage(paths ...string) farm.Page {
+func linkPage(paths ...string) politetest.Page {
 	var b strings.Builder
 	b.WriteString("<html><body>\n")
 	for _, p := range paths {
 		fmt.Fprintf(&b, "<a href=%q>%s</a>\n", p, p)
 	}
 	b.WriteString("</body></html>\n")
-	return farm.Page{Header: map[string][]string{"Content-Type": {"text/html"}}, Body: []byte(b.String())}
+	return politetest.Page{Header: map[string][]string{"Content-Type": {"text/html"}}, Body: []byte(b.String())}
 }
 
 // A crawler's loop: Results yields every Result once, including those of
@@ -29,7 +29,7 @@ func linkPage(paths ...string) farm.Page {
 // left.
 func TestResultsLoopAddsLinksFromItsBody(t *testing.T) {
 	r := newFarmRig(t)
-	site := map[string]farm.Page{
+	site := map[string]politetest.Page{
 		"/":    linkPage("/a", "/b", "/c"),
 		"/a":   linkPage("/a/1", "/a/2", "/"),
 		"/b":   linkPage("/b/1", "/a"),
@@ -38,9 +38,9 @@ func TestResultsLoopAddsLinksFromItsBody(t *testing.T) {
 		"/a/2": linkPage("/b/1"),
 		"/b/1": linkPage("/c", "/b/1/x"),
 	}
-	leaf := func(string) farm.Page { return linkPage() } // /b/1/x
-	r.site(farm.Site{Name: "one.test", Pages: site, Default: leaf})
-	r.site(farm.Site{Name: "two.test", Pages: site, Default: leaf})
+	leaf := func(string) politetest.Page { return linkPage() } // /b/1/x
+	r.site(politetest.Site{Name: "one.test", Pages: site, Default: leaf})
+	r.site(politetest.Site{Name: "two.test", Pages: site, Default: leaf})
 	f := r.start(polite.Config{})
 	ctx := context.Background()
 	added := map[string]bool{}
@@ -86,7 +86,7 @@ func TestResultsLoopAddsLinksFromItsBody(t *testing.T) {
 // pending, so the loop goes on and delivers it.
 func TestResultsAddFromTheLastBody(t *testing.T) {
 	r := newFarmRig(t)
-	r.site(farm.Site{Name: "chain.test"})
+	r.site(politetest.Site{Name: "chain.test"})
 	f := r.start(polite.Config{})
 	chain := []string{r.url("chain.test", "/1"), r.url("chain.test", "/2"), r.url("chain.test", "/3")}
 	r.add(chain[0])
@@ -119,12 +119,12 @@ func TestResultsAddFromTheLastBody(t *testing.T) {
 func TestResultsTwoLoopsAtOnce(t *testing.T) {
 	r := newFarmRig(t)
 	const n = 12
-	pages := map[string]farm.Page{}
+	pages := map[string]politetest.Page{}
 	for i := 1; i < n; i++ {
 		pages[fmt.Sprintf("/%d", i)] = linkPage(fmt.Sprintf("/%d", i+1))
 	}
 	pages[fmt.Sprintf("/%d", n)] = linkPage()
-	r.site(farm.Site{Name: "chain.test", Pages: pages})
+	r.site(politetest.Site{Name: "chain.test", Pages: pages})
 	f := r.start(polite.Config{})
 	r.add(r.url("chain.test", "/1"))
 
@@ -171,7 +171,7 @@ func TestResultsTwoLoopsAtOnce(t *testing.T) {
 func TestResultsCloseMidLoop(t *testing.T) {
 	r := newFarmRig(t)
 	gate := make(chan struct{}) // never opened: /p9 is answered by Close
-	r.site(farm.Site{Name: "many.test", Pages: map[string]farm.Page{"/p9": {Gate: gate}}})
+	r.site(politetest.Site{Name: "many.test", Pages: map[string]politetest.Page{"/p9": {Gate: gate}}})
 	f := r.start(polite.Config{})
 	var urls []string
 	for i := range 10 {
@@ -215,7 +215,7 @@ func TestResultsCloseWhileWaiting(t *testing.T) {
 	r := newFarmRig(t)
 	entered := make(chan string, 1)
 	gate := make(chan struct{}) // never opened: the request stays in flight
-	r.site(farm.Site{Name: "slow.test", Pages: map[string]farm.Page{"/": {Entered: entered, Gate: gate}}})
+	r.site(politetest.Site{Name: "slow.test", Pages: map[string]politetest.Page{"/": {Entered: entered, Gate: gate}}})
 	f := r.start(polite.Config{})
 	u := r.url("slow.test", "/")
 	r.add(u)
@@ -242,7 +242,7 @@ func TestResultsCloseWhileWaiting(t *testing.T) {
 // still pending are not lost: a later loop gets them.
 func TestResultsCancelledContext(t *testing.T) {
 	r := newFarmRig(t)
-	r.site(farm.Site{Name: "three.test"})
+	r.site(politetest.Site{Name: "three.test"})
 	f := r.start(polite.Config{})
 	for _, p := range []string{"/1", "/2", "/3"} {
 		r.add(r.url("three.test", p))
@@ -284,7 +284,7 @@ func TestResultsContextEndsWhileWaiting(t *testing.T) {
 	entered := make(chan string, 1)
 	gate := make(chan struct{})
 	defer close(gate)
-	r.site(farm.Site{Name: "slow.test", Pages: map[string]farm.Page{"/": {Entered: entered, Gate: gate}}})
+	r.site(politetest.Site{Name: "slow.test", Pages: map[string]politetest.Page{"/": {Entered: entered, Gate: gate}}})
 	f := r.start(polite.Config{})
 	r.add(r.url("slow.test", "/"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -310,7 +310,7 @@ func TestResultsContextEndsWhileWaiting(t *testing.T) {
 // A break ends the loop; the Result it broke on counts as handled.
 func TestResultsBreak(t *testing.T) {
 	r := newFarmRig(t)
-	r.site(farm.Site{Name: "three.test"})
+	r.site(politetest.Site{Name: "three.test"})
 	f := r.start(polite.Config{})
 	for _, p := range []string{"/1", "/2", "/3"} {
 		r.add(r.url("three.test", p))
@@ -331,13 +331,13 @@ func TestResultsBreak(t *testing.T) {
 // for the reader, so the loop body never blocks the loop.
 func TestCrawlWithMaxUnreadOneEnds(t *testing.T) {
 	r := newFarmRig(t)
-	pages := map[string]farm.Page{}
+	pages := map[string]politetest.Page{}
 	for i := range 12 {
 		// Page i links to 2i+1 and 2i+2, a tree of 12 pages.
-		pages[fmt.Sprintf("/p%d", i)] = farm.Page{Body: fmt.Appendf(nil,
+		pages[fmt.Sprintf("/p%d", i)] = politetest.Page{Body: fmt.Appendf(nil,
 			`<html><body>page %d <a href="/p%d">a</a> <a href="/p%d">b</a></body></html>`, i, 2*i+1, 2*i+2)}
 	}
-	host := r.site(farm.Site{Name: "tree.test", Pages: pages})
+	host := r.site(politetest.Site{Name: "tree.test", Pages: pages})
 	f := r.start(polite.Config{MaxUnread: 1})
 	r.add(r.url(host, "/p0"))
 	ctx := context.Background()

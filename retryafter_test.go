@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R2.4 and R2.5, seen by the server: a 503 whose Retry-After is a date in
@@ -16,9 +16,9 @@ import (
 // row are followed by the growing backoff, not by the 3 s floor.
 func TestPastRetryAfterBacksOff(t *testing.T) {
 	r := newFarmRig(t)
-	failing := farm.Page{Status: http.StatusServiceUnavailable,
+	failing := politetest.Page{Status: http.StatusServiceUnavailable,
 		Header: http.Header{"Retry-After": {"Sun, 06 Nov 1994 08:49:37 GMT"}}}
-	host := r.site(farm.Site{Name: "past.test", Default: func(string) farm.Page { return failing }})
+	host := r.site(politetest.Site{Name: "past.test", Default: func(string) politetest.Page { return failing }})
 	r.start(polite.Config{})
 	// One URL, asked once and tried again three times (R11.3): four
 	// failures in a row, one short of stopping the host (R3.2).
@@ -32,9 +32,9 @@ func TestPastRetryAfterBacksOff(t *testing.T) {
 	if res.Verdict.HasRetryAfter {
 		t.Errorf("%s: verdict %v has a Retry-After", u, res.Verdict)
 	}
-	var visits []farm.Visit
+	var visits []politetest.Visit
 	for _, v := range r.farm.Audit().VisitsTo(host) {
-		if v.Path != farm.RobotsPath {
+		if v.Path != politetest.RobotsPath {
 			visits = append(visits, v)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // rig is a loopback farm and a Fetcher on one fake clock. Time moves only
@@ -20,7 +20,7 @@ import (
 type rig struct {
 	t    *testing.T
 	clk  *clock.Fake
-	farm *farm.Farm
+	farm *politetest.Farm
 	f    *Fetcher
 }
 
@@ -31,13 +31,13 @@ func newRig(t *testing.T) *rig {
 	t.Helper()
 	checkNoLeaks(t)
 	clk := clock.NewFake()
-	fm := farm.New(clk)
+	fm := politetest.New(clk)
 	t.Cleanup(func() { fm.Close() })
 	return &rig{t: t, clk: clk, farm: fm}
 }
 
 // site adds a farm site and returns its name.
-func (r *rig) site(s farm.Site) string {
+func (r *rig) site(s politetest.Site) string {
 	r.t.Helper()
 	if _, err := r.farm.AddSite(s); err != nil {
 		r.t.Fatal(err)
@@ -114,8 +114,8 @@ func drain(t *testing.T, f *Fetcher) []*Result {
 // restRule is the audit's view of R2.1–R2.2: after a visit of length d the
 // address must rest at least max(floor, 5d capped at 30 s). The server sees
 // a visit no longer than the client does, so this bound is safe.
-func restRule(floor time.Duration) func(farm.Visit) time.Duration {
-	return func(prev farm.Visit) time.Duration {
+func restRule(floor time.Duration) func(politetest.Visit) time.Duration {
+	return func(prev politetest.Visit) time.Duration {
 		return restAfter(pacing{floor: floor, factor: MinDurationFactor}, outcome{duration: prev.End.Sub(prev.Start)}).Wait
 	}
 }

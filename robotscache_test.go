@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R5.1: robots.txt is the first request on every host, asked once per
@@ -17,7 +17,7 @@ func TestRobotsFirstOnEveryHost(t *testing.T) {
 	r := newRig(t)
 	var urls []string
 	for i := range 30 {
-		h := r.site(farm.Site{Name: fmt.Sprintf("r%02d.test", i)})
+		h := r.site(politetest.Site{Name: fmt.Sprintf("r%02d.test", i)})
 		urls = append(urls, r.pages(h, 3)...)
 	}
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
@@ -29,7 +29,7 @@ func TestRobotsFirstOnEveryHost(t *testing.T) {
 	}
 	for i := range 30 {
 		vs := r.farm.Audit().VisitsTo(fmt.Sprintf("r%02d.test", i))
-		if len(vs) != 4 || vs[0].Path != farm.RobotsPath || len(pageVisits(vs)) != 3 {
+		if len(vs) != 4 || vs[0].Path != politetest.RobotsPath || len(pageVisits(vs)) != 3 {
 			t.Errorf("r%02d.test: %d visits, first %q; want robots.txt once, first, then 3 pages", i, len(vs), vs[0].Path)
 		}
 		if a := vs[0].Header.Get("Accept"); a != "text/plain" {
@@ -45,8 +45,8 @@ func TestRobotsFirstOnEveryHost(t *testing.T) {
 // farm never sees it. Sitemap lines are the caller's to read.
 func TestDisallowedURLs(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "rules.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: farm.Robots("User-agent: *\nDisallow: /private/\n\nUser-agent: PoliteCrawler\nDisallow: /drafts/\nAllow: /drafts/public\n\nSitemap: https://rules.test/sitemap.xml\n"),
+	h := r.site(politetest.Site{Name: "rules.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /private/\n\nUser-agent: PoliteCrawler\nDisallow: /drafts/\nAllow: /drafts/public\n\nSitemap: https://rules.test/sitemap.xml\n"),
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	drafts, public, private := r.farm.URL(h, "/drafts/x"), r.farm.URL(h, "/drafts/public/y"), r.farm.URL(h, "/private/z")
@@ -78,8 +78,8 @@ func TestDisallowedURLs(t *testing.T) {
 // with a growing backoff; when it recovers, the pages follow its rules.
 func TestRobotsUnreachableHoldsThePages(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "down.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Sequence: []farm.Page{{Status: 500}, {Status: 503}, {Status: 429}, farm.Robots("User-agent: *\nDisallow: /no\n")}},
+	h := r.site(politetest.Site{Name: "down.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Sequence: []politetest.Page{{Status: 500}, {Status: 503}, {Status: 429}, politetest.Robots("User-agent: *\nDisallow: /no\n")}},
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0.5 }})
 	yes, no := r.farm.URL(h, "/yes"), r.farm.URL(h, "/no")
@@ -106,7 +106,7 @@ func TestRobotsUnreachableHoldsThePages(t *testing.T) {
 // failures; its pages come back stopped, none was asked.
 func TestRobotsFailingFiveTimesStopsTheHost(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "dead.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: 502}}})
+	h := r.site(politetest.Site{Name: "dead.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: 502}}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	urls := r.pages(h, 2)
 	r.add(urls...)
@@ -125,7 +125,7 @@ func TestRobotsRefusalStopsTheHost(t *testing.T) {
 	for _, status := range []int{401, 402, 403} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			r := newRig(t)
-			h := r.site(farm.Site{Name: "no.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: status}}})
+			h := r.site(politetest.Site{Name: "no.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: status}}})
 			r.start(Config{AllowPrivateNetworks: true}, hooks{})
 			urls := r.pages(h, 2)
 			r.add(urls...)
@@ -145,11 +145,11 @@ func TestRobotsRefusalStopsTheHost(t *testing.T) {
 // that host's politeness, and the rules found there apply to the first.
 func TestRobotsRedirectToAnotherHost(t *testing.T) {
 	r := newRig(t)
-	rulesHost := r.site(farm.Site{Name: "cdn.test", Pages: map[string]farm.Page{
-		"/shared-robots.txt": farm.Robots("User-agent: *\nDisallow: /secret\n"),
+	rulesHost := r.site(politetest.Site{Name: "cdn.test", Pages: map[string]politetest.Page{
+		"/shared-robots.txt": politetest.Robots("User-agent: *\nDisallow: /secret\n"),
 	}})
-	h := r.site(farm.Site{Name: "www.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Status: 301, Redirect: r.farm.URL(rulesHost, "/shared-robots.txt")},
+	h := r.site(politetest.Site{Name: "www.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Status: 301, Redirect: r.farm.URL(rulesHost, "/shared-robots.txt")},
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	secret, open := r.farm.URL(h, "/secret"), r.farm.URL(h, "/open")
@@ -168,8 +168,8 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 // in for up to 30 days; after that the site is unreachable.
 func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "cache.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Sequence: []farm.Page{
+	h := r.site(politetest.Site{Name: "cache.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Sequence: []politetest.Page{
 			{Body: []byte("User-agent: *\nDisallow: /old\n"), Header: http.Header{"Etag": {`"v1"`}}},
 			{Status: 304},
 			{Status: 500},
@@ -184,10 +184,10 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 		r.add(urls...)
 		return r.results(len(urls))
 	}
-	robotsVisits := func() []farm.Visit {
-		var out []farm.Visit
+	robotsVisits := func() []politetest.Visit {
+		var out []politetest.Visit
 		for _, v := range r.farm.Audit().VisitsTo(h) {
-			if v.Path == farm.RobotsPath {
+			if v.Path == politetest.RobotsPath {
 				out = append(out, v)
 			}
 		}
@@ -226,8 +226,8 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 // longer when its terms' rate is stricter.
 func TestAPIHosts(t *testing.T) {
 	r := newRig(t)
-	api := r.site(farm.Site{Name: "api.test"})
-	slow := r.site(farm.Site{Name: "slowapi.test"})
+	api := r.site(politetest.Site{Name: "api.test"})
+	slow := r.site(politetest.Site{Name: "slowapi.test"})
 	r.start(Config{AllowPrivateNetworks: true, APIs: []API{
 		{Host: "api.test", Terms: "https://api.test/terms"},
 		{Host: "slowapi.test", Terms: "https://slowapi.test/terms", Rate: 0.2},
@@ -248,8 +248,8 @@ func TestUnrestrictedRun(t *testing.T) {
 		t.Errorf("no reason: %v, want ErrConfig", err)
 	}
 	r := newRig(t)
-	mine := r.site(farm.Site{Name: "mine.test", Pages: map[string]farm.Page{farm.RobotsPath: farm.Robots("User-agent: *\nDisallow: /\n")}})
-	other := r.site(farm.Site{Name: "other.test"})
+	mine := r.site(politetest.Site{Name: "mine.test", Pages: map[string]politetest.Page{politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /\n")}})
+	other := r.site(politetest.Site{Name: "other.test"})
 	logs := &logRecords{}
 	r.start(Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		Unrestricted: Unrestricted{Hosts: []string{"mine.test"}, Reason: "checking my own site before launch"}}, hooks{})
@@ -290,7 +290,7 @@ func TestUnrestrictedRun(t *testing.T) {
 // end, with the gap since the previous one on the address.
 func TestOnRequestSeesEveryRequest(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "seen.test", Pages: map[string]farm.Page{"/r": {Redirect: "/p2"}}})
+	h := r.site(politetest.Site{Name: "seen.test", Pages: map[string]politetest.Page{"/r": {Redirect: "/p2"}}})
 	var seen []Request
 	r.start(Config{AllowPrivateNetworks: true, OnRequest: func(q Request) { seen = append(seen, q) }}, hooks{})
 	r.add(r.farm.URL(h, "/r"), r.farm.URL(h, "/p1"))

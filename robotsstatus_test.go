@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R5.2, R3.1: robots.txt answers of odd statuses. A 3xx without a Location
@@ -26,7 +26,7 @@ func TestRobotsTxtOddStatuses(t *testing.T) {
 		{304, false, nil},
 	} {
 		r := newFarmRig(t)
-		host := r.site(farm.Site{Name: "odd.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: c.status}}})
+		host := r.site(politetest.Site{Name: "odd.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: c.status}}})
 		r.start(polite.Config{})
 		u := r.url(host, "/a")
 		r.add(u)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R5.2, R5.3, R3.1: a robots.txt answered 200 with a challenge page stops
@@ -14,8 +14,8 @@ import (
 // must not read the challenge as a robots.txt that allows everything.
 func TestChallengeRobotsTxtIsNotStored(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "guarded.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Body: []byte("<html>checking</html>"), Header: http.Header{"Cf-Mitigated": {"challenge"}}},
+	host := r.site(politetest.Site{Name: "guarded.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Body: []byte("<html>checking</html>"), Header: http.Header{"Cf-Mitigated": {"challenge"}}},
 	}})
 	store := polite.NewMemoryStore()
 	r.start(polite.Config{Store: store})

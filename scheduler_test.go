@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // pages returns n URLs of one farm host.
@@ -18,10 +18,10 @@ func (r *rig) pages(host string, n int) []string {
 }
 
 // pageVisits leaves out the robots.txt requests.
-func pageVisits(vs []farm.Visit) []farm.Visit {
-	var out []farm.Visit
+func pageVisits(vs []politetest.Visit) []politetest.Visit {
+	var out []politetest.Visit
 	for _, v := range vs {
-		if v.Path != farm.RobotsPath {
+		if v.Path != politetest.RobotsPath {
 			out = append(out, v)
 		}
 	}
@@ -29,7 +29,7 @@ func pageVisits(vs []farm.Visit) []farm.Visit {
 }
 
 // gaps returns the server-side gaps between consecutive visits of a host.
-func gaps(vs []farm.Visit) []time.Duration {
+func gaps(vs []politetest.Visit) []time.Duration {
 	var out []time.Duration
 	for i := 1; i < len(vs); i++ {
 		out = append(out, vs[i].Start.Sub(vs[i-1].End))
@@ -37,7 +37,7 @@ func gaps(vs []farm.Visit) []time.Duration {
 	return out
 }
 
-func wantGaps(t *testing.T, host string, vs []farm.Visit, n int, want time.Duration) {
+func wantGaps(t *testing.T, host string, vs []politetest.Visit, n int, want time.Duration) {
 	t.Helper()
 	if len(vs) != n {
 		t.Fatalf("%s: farm saw %d requests, want %d", host, len(vs), n)
@@ -53,7 +53,7 @@ func wantGaps(t *testing.T, host string, vs []farm.Visit, n int, want time.Durat
 // (politeness) and no more (the scheduler loses nothing to itself).
 func TestFloorBetweenRequests(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "fast.test"})
+	h := r.site(politetest.Site{Name: "fast.test"})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	r.add(r.pages(h, 4)...)
 	for u, res := range r.results(4) {
@@ -70,7 +70,7 @@ func TestFloorBetweenRequests(t *testing.T) {
 // R2.1 made more polite by the caller: MinRest above the floor is kept.
 func TestRaisedFloor(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "fast.test"})
+	h := r.site(politetest.Site{Name: "fast.test"})
 	r.start(Config{AllowPrivateNetworks: true, MinRest: 7 * time.Second}, hooks{})
 	r.add(r.pages(h, 3)...)
 	r.results(3)
@@ -90,7 +90,7 @@ func TestDurationTermAndCap(t *testing.T) {
 	} {
 		t.Run(c.latency.String(), func(t *testing.T) {
 			r := newRig(t)
-			h := r.site(farm.Site{Name: "slow.test", Latency: c.latency})
+			h := r.site(politetest.Site{Name: "slow.test", Latency: c.latency})
 			r.start(Config{AllowPrivateNetworks: true}, hooks{})
 			r.add(r.pages(h, 3)...)
 			for u, res := range r.results(3) {
@@ -119,8 +119,8 @@ func TestCrawlDelayTermAndCap(t *testing.T) {
 	} {
 		t.Run(c.delay, func(t *testing.T) {
 			r := newRig(t)
-			h := r.site(farm.Site{Name: "delay.test", Pages: map[string]farm.Page{
-				farm.RobotsPath: farm.Robots("User-agent: *\nCrawl-delay: " + c.delay + "\n"),
+			h := r.site(politetest.Site{Name: "delay.test", Pages: map[string]politetest.Page{
+				politetest.RobotsPath: politetest.Robots("User-agent: *\nCrawl-delay: " + c.delay + "\n"),
 			}})
 			r.start(Config{AllowPrivateNetworks: true}, hooks{})
 			r.add(r.pages(h, 3)...)
@@ -144,7 +144,7 @@ func TestCrawlDelayTermAndCap(t *testing.T) {
 // after the slow one did, not 30 s.
 func TestRestFromEndOfSlowBody(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "trickle.test", Pages: map[string]farm.Page{
+	h := r.site(politetest.Site{Name: "trickle.test", Pages: map[string]politetest.Page{
 		"/slow": {BodyDelay: 10 * time.Second},
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
@@ -177,9 +177,9 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := r.site(farm.Site{Name: "a.shared.test", Addr: addr})
-	b := r.site(farm.Site{Name: "b.shared.test", Addr: addr})
-	c := r.site(farm.Site{Name: "c.alone.test"})
+	a := r.site(politetest.Site{Name: "a.shared.test", Addr: addr})
+	b := r.site(politetest.Site{Name: "b.shared.test", Addr: addr})
+	c := r.site(politetest.Site{Name: "c.alone.test"})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	var urls []string
 	for i := range 3 {
@@ -194,7 +194,7 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 		t.Fatalf("farm audit: %v", rep)
 	}
 	// Six requests on the shared address, each 3 s after the previous one.
-	var shared []farm.Visit
+	var shared []politetest.Visit
 	for _, v := range audit.Visits() {
 		if v.Addr == addr {
 			shared = append(shared, v)
@@ -223,7 +223,7 @@ func TestFiveHundredHosts(t *testing.T) {
 	const hosts, perHost = 500, 3
 	var urls []string
 	for i := range hosts {
-		h := r.site(farm.Site{Name: fmt.Sprintf("h%03d.test", i)})
+		h := r.site(politetest.Site{Name: fmt.Sprintf("h%03d.test", i)})
 		urls = append(urls, r.pages(h, perHost)...)
 	}
 	r.start(Config{AllowPrivateNetworks: true, MaxInFlight: 32}, hooks{})
@@ -253,8 +253,8 @@ func TestAddWhileInFlightWaits(t *testing.T) {
 	r := newRig(t)
 	gate := make(chan struct{})
 	entered := make(chan string)
-	a := r.site(farm.Site{Name: "busy.test", Pages: map[string]farm.Page{"/held": {Gate: gate, Entered: entered}}})
-	c := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{farm.RobotsPath: {Status: 404, Entered: entered}}})
+	a := r.site(politetest.Site{Name: "busy.test", Pages: map[string]politetest.Page{"/held": {Gate: gate, Entered: entered}}})
+	c := r.site(politetest.Site{Name: "other.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: 404, Entered: entered}}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	r.add(r.farm.URL(a, "/held"))
 	<-entered // busy.test's budget has a request in flight

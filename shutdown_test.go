@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // shutdownRig is a declared API (no robots.txt) whose /slow holds its
@@ -16,12 +16,12 @@ import (
 func shutdownRig(t *testing.T) (r *farmRig, slow, next string, entered, gate chan struct{}) {
 	r = newFarmRig(t)
 	entered, gate = make(chan struct{}), make(chan struct{})
-	name := r.site(farm.Site{Name: "slow.test", Default: func(path string) farm.Page {
+	name := r.site(politetest.Site{Name: "slow.test", Default: func(path string) politetest.Page {
 		if path == "/slow" {
 			close(entered)
-			return farm.Page{Body: []byte("<p>slow</p>"), Gate: gate}
+			return politetest.Page{Body: []byte("<p>slow</p>"), Gate: gate}
 		}
-		return farm.Page{Body: []byte("<p>next</p>")}
+		return politetest.Page{Body: []byte("<p>next</p>")}
 	}})
 	r.start(polite.Config{APIs: []polite.API{{Host: name, Terms: "https://slow.test/terms"}}})
 	slow, next = r.url(name, "/slow"), r.url(name, "/next")

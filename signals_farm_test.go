@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R7 on the farm: a page is kept whatever the signals say; its text is
@@ -14,16 +14,16 @@ import (
 // when the site only opts out of training.
 func TestSignalsOnTheFarm(t *testing.T) {
 	r := newRig(t)
-	article := farm.Page{Body: []byte("<html><head><title>T</title><script>var x=1</script></head><body><p>Readable words.</p></body></html>"),
+	article := politetest.Page{Body: []byte("<html><head><title>T</title><script>var x=1</script></head><body><p>Readable words.</p></body></html>"),
 		Header: http.Header{"Content-Type": {"text/html"}}}
 	trainOnly := article
 	trainOnly.Header = http.Header{"Content-Type": {"text/html"}, "Content-Usage": {"train-ai=n"}}
-	noInput := r.site(farm.Site{Name: "noinput.test", Default: func(string) farm.Page { return article }, Pages: map[string]farm.Page{
-		farm.RobotsPath: farm.Robots("User-agent: *\nContent-Signal: search=yes, ai-input=no, ai-train=no\nAllow: /\n"),
+	noInput := r.site(politetest.Site{Name: "noinput.test", Default: func(string) politetest.Page { return article }, Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nContent-Signal: search=yes, ai-input=no, ai-train=no\nAllow: /\n"),
 	}})
-	train := r.site(farm.Site{Name: "trainonly.test", Default: func(string) farm.Page { return trainOnly }})
-	news := r.site(farm.Site{Name: "news.test", Default: func(string) farm.Page { return article }, Pages: map[string]farm.Page{
-		farm.RobotsPath: farm.Robots("User-agent: *\nAllow: /\nContent-Usage: /news/ ai-use=n\n"),
+	train := r.site(politetest.Site{Name: "trainonly.test", Default: func(string) politetest.Page { return trainOnly }})
+	news := r.site(politetest.Site{Name: "news.test", Default: func(string) politetest.Page { return article }, Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nAllow: /\nContent-Usage: /news/ ai-use=n\n"),
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	a, b, n1, n2 := r.farm.URL(noInput, "/a"), r.farm.URL(train, "/b"), r.farm.URL(news, "/news/x"), r.farm.URL(news, "/about")

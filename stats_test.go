@@ -4,15 +4,15 @@ import (
 	"context"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // Stats agrees with what the farm saw, during and after a run.
 func TestStats(t *testing.T) {
 	r := newRig(t)
-	a := r.site(farm.Site{Name: "a.test"})
-	b := r.site(farm.Site{Name: "b.test"})
-	no := r.site(farm.Site{Name: "no.test", Default: func(string) farm.Page { return farm.Page{Status: 403} }})
+	a := r.site(politetest.Site{Name: "a.test"})
+	b := r.site(politetest.Site{Name: "b.test"})
+	no := r.site(politetest.Site{Name: "no.test", Default: func(string) politetest.Page { return politetest.Page{Status: 403} }})
 	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	r.add(r.pages(a, 3)...)
 	r.add(r.pages(b, 2)...)

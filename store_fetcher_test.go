@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 func openTestStore(t *testing.T, path string) Store {
@@ -34,8 +34,8 @@ func openTestStore(t *testing.T, path string) Store {
 func TestStoreTwoRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "polite.db")
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "etag.test", Default: func(p string) farm.Page {
-		return farm.Page{ETag: `"` + p + `-v1"`, Body: []byte("<p>page " + p + "</p>")}
+	h := r.site(politetest.Site{Name: "etag.test", Default: func(p string) politetest.Page {
+		return politetest.Page{ETag: `"` + p + `-v1"`, Body: []byte("<p>page " + p + "</p>")}
 	}})
 	urls := r.pages(h, 3)
 
@@ -85,7 +85,7 @@ func TestStoreTwoRuns(t *testing.T) {
 func TestStoreRefusalAcrossRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "polite.db")
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "moody.test", Pages: map[string]farm.Page{"/no": {Status: 403}}})
+	h := r.site(politetest.Site{Name: "moody.test", Pages: map[string]politetest.Page{"/no": {Status: 403}}})
 
 	st := openTestStore(t, path)
 	defer st.Close()
@@ -165,7 +165,7 @@ func TestStoreManyWorkers(t *testing.T) {
 	r := newRig(t)
 	var urls []string
 	for i := range 64 {
-		urls = append(urls, r.pages(r.site(farm.Site{Name: fmt.Sprintf("w%02d.test", i)}), 1)...)
+		urls = append(urls, r.pages(r.site(politetest.Site{Name: fmt.Sprintf("w%02d.test", i)}), 1)...)
 	}
 	st := openTestStore(t, path)
 	defer st.Close()
@@ -196,7 +196,7 @@ func TestFetchCrashChild(t *testing.T) {
 	r := newRig(t)
 	var urls []string
 	for i := range 40 {
-		urls = append(urls, r.pages(r.site(farm.Site{Name: fmt.Sprintf("k%02d.test", i)}), 100)...)
+		urls = append(urls, r.pages(r.site(politetest.Site{Name: fmt.Sprintf("k%02d.test", i)}), 100)...)
 	}
 	f := r.start(Config{AllowPrivateNetworks: true, Store: st, MaxInFlight: 16}, hooks{})
 	r.add(urls...)
@@ -259,8 +259,8 @@ func TestFetchCrash(t *testing.T) {
 // validators, and no other header of the answer.
 func TestRobotsCopyKeepsItsValidators(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "valid.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: {Body: []byte("User-agent: *\nAllow: /\n"), Header: http.Header{
+	h := r.site(politetest.Site{Name: "valid.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Body: []byte("User-agent: *\nAllow: /\n"), Header: http.Header{
 			"Etag": {`"r1"`}, "Last-Modified": {"Sun, 29 Nov 2026 10:00:00 GMT"}, "Set-Cookie": {"id=1"}, "X-Served-By": {"cache-7"},
 		}},
 	}})

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // heldStore is a memory Store whose calls of one method about one host
@@ -61,16 +61,16 @@ func TestSlowStoreHoldsUpOnlyItsHost(t *testing.T) {
 	for _, method := range []string{"LoadHost", "LoadRobots", "AddRefusal"} {
 		t.Run(method, func(t *testing.T) {
 			r := newFarmRig(t)
-			slowPages := map[string]farm.Page{"/a": {Body: []byte("<p>a</p>")}}
+			slowPages := map[string]politetest.Page{"/a": {Body: []byte("<p>a</p>")}}
 			var apis []polite.API
 			if method == "AddRefusal" { // its page refuses, and the stop is written
-				slowPages["/a"] = farm.Page{Status: http.StatusForbidden, Body: []byte("no")}
+				slowPages["/a"] = politetest.Page{Status: http.StatusForbidden, Body: []byte("no")}
 				apis = append(apis, polite.API{Host: "slow.test", Terms: "https://slow.test/terms"})
 			}
-			slow := r.site(farm.Site{Name: "slow.test", Pages: slowPages})
+			slow := r.site(politetest.Site{Name: "slow.test", Pages: slowPages})
 			// other.test is a declared API: no robots.txt, no rest before
 			// its first request, so its Result needs no time to pass.
-			other := r.site(farm.Site{Name: "other.test", Pages: map[string]farm.Page{"/b": {Body: []byte("<p>b</p>")}}})
+			other := r.site(politetest.Site{Name: "other.test", Pages: map[string]politetest.Page{"/b": {Body: []byte("<p>b</p>")}}})
 			apis = append(apis, polite.API{Host: "other.test", Terms: "https://other.test/terms"})
 			store := newHeldStore(method, "slow.test")
 			r.start(polite.Config{Store: store, APIs: apis})
@@ -115,8 +115,8 @@ func TestSlowStoreHoldsUpOnlyItsHost(t *testing.T) {
 // robots.txt copy still fresh is used without asking for robots.txt.
 func TestStoreAnswersStillHold(t *testing.T) {
 	r := newFarmRig(t)
-	cooling := r.site(farm.Site{Name: "cooling.test", Pages: map[string]farm.Page{"/a": {}}})
-	known := r.site(farm.Site{Name: "known.test", Pages: map[string]farm.Page{"/b": {}, "/private/c": {}}})
+	cooling := r.site(politetest.Site{Name: "cooling.test", Pages: map[string]politetest.Page{"/a": {}}})
+	known := r.site(politetest.Site{Name: "known.test", Pages: map[string]politetest.Page{"/b": {}, "/private/c": {}}})
 	store := polite.NewMemoryStore()
 	if err := store.SaveHost(polite.HostRecord{Host: "cooling.test", Stops: 1,
 		CoolOffUntil: r.clk.Now().Add(polite.DefaultCoolOff), LastReason: "403"}); err != nil {
@@ -142,7 +142,7 @@ func TestStoreAnswersStillHold(t *testing.T) {
 		t.Errorf("cooling.test saw %d requests, want none", n)
 	}
 	for _, v := range r.farm.Audit().VisitsTo(known) {
-		if v.Path == farm.RobotsPath {
+		if v.Path == politetest.RobotsPath {
 			t.Errorf("known.test was asked for robots.txt, with a fresh copy stored")
 		}
 	}
@@ -169,7 +169,7 @@ func (s *timedStore) LoadPage(u string) (polite.StoredPage, bool, error) {
 // and a 304 still gives the stored page.
 func TestStoredCopyIsReadDuringTheRest(t *testing.T) {
 	r := newFarmRig(t)
-	host := r.site(farm.Site{Name: "kept.test", Pages: map[string]farm.Page{
+	host := r.site(politetest.Site{Name: "kept.test", Pages: map[string]politetest.Page{
 		"/p1": {ETag: `"1"`, Body: []byte("<p>one</p>")},
 		"/p2": {ETag: `"2"`, Body: []byte("<p>two</p>")},
 	}})
@@ -185,7 +185,7 @@ func TestStoredCopyIsReadDuringTheRest(t *testing.T) {
 	r.start(polite.Config{Store: store})
 	r.add(urls...)
 	got := r.results(2)
-	visits := map[string]farm.Visit{}
+	visits := map[string]politetest.Visit{}
 	for _, v := range r.farm.Audit().VisitsTo(host) {
 		visits[v.Path] = v
 	}

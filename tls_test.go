@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // httpsURL is the farm's https URL of a site's path.
@@ -45,7 +45,7 @@ func (l *requestLog) all() []polite.Request {
 // resolved and pinned; robots.txt came first the same way (R5.1).
 func TestTLSRootCAsTrustsTheFarmCA(t *testing.T) {
 	r := newFarmRig(t)
-	s, err := r.farm.AddSite(farm.Site{Name: "secure.test", TLS: farm.GoodCert})
+	s, err := r.farm.AddSite(politetest.Site{Name: "secure.test", TLS: politetest.GoodCert})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestTLSRootCAsTrustsTheFarmCA(t *testing.T) {
 		t.Fatal("no TLS handshake seen")
 	}
 	for _, h := range hs {
-		if h.ServerName != "secure.test" || h.Addr != s.Addr || h.Cert != farm.GoodCert || !slices.Contains(h.ALPN, "h2") {
+		if h.ServerName != "secure.test" || h.Addr != s.Addr || h.Cert != politetest.GoodCert || !slices.Contains(h.ALPN, "h2") {
 			t.Errorf("handshake %+v: want SNI secure.test on %v, offering h2, given the good certificate", h, s.Addr)
 		}
 	}
@@ -88,7 +88,7 @@ func TestTLSRootCAsTrustsTheFarmCA(t *testing.T) {
 // request. (How often the fetcher tries is not this test's business.)
 func TestTLSWithoutRootCAsTheFarmIsNotTrusted(t *testing.T) {
 	r := newFarmRig(t)
-	s, err := r.farm.AddSite(farm.Site{Name: "secure.test", TLS: farm.GoodCert})
+	s, err := r.farm.AddSite(politetest.Site{Name: "secure.test", TLS: politetest.GoodCert})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestTLSWithoutRootCAsTheFarmIsNotTrusted(t *testing.T) {
 	if vs := r.farm.Audit().Visits(); len(vs) != 0 {
 		t.Errorf("server saw requests through an untrusted handshake: %v", visitPaths(vs))
 	}
-	checkHellos(t, r.farm.Audit().Hellos(), s.Addr, map[string]farm.Cert{"secure.test": farm.GoodCert})
+	checkHellos(t, r.farm.Audit().Hellos(), s.Addr, map[string]politetest.Cert{"secure.test": politetest.GoodCert})
 }
 
 // R10.2: trusting the farm's CA does not make a bad certificate good.
@@ -124,20 +124,20 @@ func TestTLSBadCertificatesFailEvenWithRootCAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	flaws := map[string]struct {
-		cert farm.Cert
+		cert politetest.Cert
 		is   func(error) bool
 	}{
-		"wrong.test": {farm.WrongNameCert, func(err error) bool { var e x509.HostnameError; return errors.As(err, &e) }},
-		"self.test":  {farm.SelfSignedCert, func(err error) bool { var e x509.UnknownAuthorityError; return errors.As(err, &e) }},
-		"expired.test": {farm.ExpiredCert, func(err error) bool {
+		"wrong.test": {politetest.WrongNameCert, func(err error) bool { var e x509.HostnameError; return errors.As(err, &e) }},
+		"self.test":  {politetest.SelfSignedCert, func(err error) bool { var e x509.UnknownAuthorityError; return errors.As(err, &e) }},
+		"expired.test": {politetest.ExpiredCert, func(err error) bool {
 			var e x509.CertificateInvalidError
 			return errors.As(err, &e) && e.Reason == x509.Expired
 		}},
 	}
-	certs := map[string]farm.Cert{"good.test": farm.GoodCert}
-	r.site(farm.Site{Name: "good.test", Addr: addr, TLS: farm.GoodCert})
+	certs := map[string]politetest.Cert{"good.test": politetest.GoodCert}
+	r.site(politetest.Site{Name: "good.test", Addr: addr, TLS: politetest.GoodCert})
 	for name, fl := range flaws {
-		r.site(farm.Site{Name: name, Addr: addr, TLS: fl.cert})
+		r.site(politetest.Site{Name: name, Addr: addr, TLS: fl.cert})
 		certs[name] = fl.cert
 	}
 	var log requestLog
@@ -190,7 +190,7 @@ func TestTLSBadCertificatesFailEvenWithRootCAs(t *testing.T) {
 // its Result carries that request's error.
 func TestTLSVerificationErrorInTheResult(t *testing.T) {
 	r := newFarmRig(t)
-	r.site(farm.Site{Name: "expired.test", TLS: farm.ExpiredCert})
+	r.site(politetest.Site{Name: "expired.test", TLS: politetest.ExpiredCert})
 	r.start(polite.Config{RootCAs: r.farm.CertPool(),
 		Unrestricted: polite.Unrestricted{Hosts: []string{"expired.test"}, Reason: "a test of the error chain"}})
 	u := r.httpsURL("expired.test", "/page")
@@ -223,7 +223,7 @@ func checkVerificationFailures(t *testing.T, reqs []polite.Request, is func(erro
 
 // checkHellos checks that every handshake came to addr and was given the
 // certificate of its SNI name, and that each name had one.
-func checkHellos(t *testing.T, hs []farm.Hello, addr netip.Addr, certs map[string]farm.Cert) {
+func checkHellos(t *testing.T, hs []politetest.Hello, addr netip.Addr, certs map[string]politetest.Cert) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, h := range hs {
@@ -239,7 +239,7 @@ func checkHellos(t *testing.T, hs []farm.Hello, addr netip.Addr, certs map[strin
 	}
 }
 
-func visitPaths(vs []farm.Visit) []string {
+func visitPaths(vs []politetest.Visit) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.Path
@@ -274,12 +274,12 @@ func TestGzipBodyCapIsOnDecodedBytes(t *testing.T) {
 		name := map[bool]string{false: "http", true: "https"}[https]
 		t.Run(name, func(t *testing.T) {
 			r := newFarmRig(t)
-			gz := func(b []byte) farm.Page {
-				return farm.Page{Body: gzipped(t, b), Header: http.Header{
+			gz := func(b []byte) politetest.Page {
+				return politetest.Page{Body: gzipped(t, b), Header: http.Header{
 					"Content-Type": {"text/html; charset=utf-8"}, "Content-Encoding": {"gzip"}}}
 			}
-			tlsCert := map[bool]farm.Cert{false: farm.NoTLS, true: farm.GoodCert}[https]
-			r.site(farm.Site{Name: "zip.test", TLS: tlsCert, Pages: map[string]farm.Page{"/bomb": gz(bomb), "/text": gz(text)}})
+			tlsCert := map[bool]politetest.Cert{false: politetest.NoTLS, true: politetest.GoodCert}[https]
+			r.site(politetest.Site{Name: "zip.test", TLS: tlsCert, Pages: map[string]politetest.Page{"/bomb": gz(bomb), "/text": gz(text)}})
 			cfg := polite.Config{MaxBodyBytes: maxBody}
 			url := r.url
 			if https {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R9: URLs are normalised; one already added, in any spelling, is refused
@@ -14,7 +14,7 @@ import (
 // a request. Every dropped URL has its Result naming the trap.
 func TestTrapsAreDroppedWithAResult(t *testing.T) {
 	r := newRig(t)
-	h := r.site(farm.Site{Name: "site.test"})
+	h := r.site(politetest.Site{Name: "site.test"})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	base := r.farm.URL(h, "")
 	page := base + "/a/b"
@@ -79,12 +79,12 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 // traps, unrequested, and other pages of the host go on.
 func TestRepeatedContentDropsThePattern(t *testing.T) {
 	r := newRig(t)
-	same := farm.Page{Body: []byte("<p>the same listing, whatever the page number</p>")}
-	h := r.site(farm.Site{Name: "mirror.test", Default: func(path string) farm.Page {
+	same := politetest.Page{Body: []byte("<p>the same listing, whatever the page number</p>")}
+	h := r.site(politetest.Site{Name: "mirror.test", Default: func(path string) politetest.Page {
 		if path == "/list" {
 			return same
 		}
-		return farm.Page{}
+		return politetest.Page{}
 	}})
 	r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	var urls []string

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // R11, R10.2: a reader that falls behind holds the fetcher back. With
@@ -15,11 +15,11 @@ import (
 // Without the bound every page was fetched before the first was read.
 func TestReaderBehindHoldsRequests(t *testing.T) {
 	r := newRig(t)
-	pages := map[string]farm.Page{}
+	pages := map[string]politetest.Page{}
 	for i := range 8 {
-		pages[fmt.Sprintf("/p%d", i)] = farm.Page{Body: fmt.Appendf(nil, "<p>page %d</p>", i)}
+		pages[fmt.Sprintf("/p%d", i)] = politetest.Page{Body: fmt.Appendf(nil, "<p>page %d</p>", i)}
 	}
-	host := r.site(farm.Site{Name: "api.test", Pages: pages})
+	host := r.site(politetest.Site{Name: "api.test", Pages: pages})
 	held := make(chan struct{}, 1)
 	const maxUnread, maxInFlight = 2, 1
 	r.start(Config{AllowPrivateNetworks: true, MaxUnread: maxUnread, MaxInFlight: maxInFlight,

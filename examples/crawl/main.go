@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 func main() { os.Exit(run()) }
@@ -44,7 +44,7 @@ func run() int {
 
 	cfg := polite.Config{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if *demo {
-		fm := farm.New(nil)
+		fm := politetest.New(nil)
 		defer fm.Close()
 		var err error
 		if *seed, err = fm.AddTrapSite(); err != nil {
@@ -90,7 +90,7 @@ func run() int {
 			}
 		}
 		missing := 0
-		for _, p := range farm.TrapPages {
+		for _, p := range politetest.TrapPages {
 			if !got[p] {
 				fmt.Printf("  MISSING: the real page traps.test%s was not fetched\n", p)
 				missing++
@@ -99,7 +99,7 @@ func run() int {
 		if missing > 0 {
 			return 1
 		}
-		fmt.Printf("  every real page of traps.test was fetched (%d), and the crawl ended by itself\n", len(farm.TrapPages))
+		fmt.Printf("  every real page of traps.test was fetched (%d), and the crawl ended by itself\n", len(politetest.TrapPages))
 	}
 	return 0
 }
@@ -204,7 +204,7 @@ func (s summary) print(w io.Writer) {
 	}
 	slices.Sort(kinds)
 	for _, k := range kinds {
-		fmt.Fprintf(w, "  trap %-19s %3d URLs dropped, e.g. %s\n", k, len(s.traps[k]), farm.ShortURL(s.traps[k][0]))
+		fmt.Fprintf(w, "  trap %-19s %3d URLs dropped, e.g. %s\n", k, len(s.traps[k]), politetest.ShortURL(s.traps[k][0]))
 	}
 	if len(s.stopped) > 0 {
 		fmt.Fprintf(w, "  %d URLs on stopped hosts\n", len(s.stopped))

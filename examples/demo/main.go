@@ -59,14 +59,14 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 func main() { os.Exit(run()) }
 
 // run is the demo; it returns the exit status so that deferred Closes run.
 func run() int {
-	fm := farm.New(nil) // the real clock: the demo runs in real time
+	fm := politetest.New(nil) // the real clock: the demo runs in real time
 	defer fm.Close()
 
 	urls, err := buildFarm(fm)
@@ -148,34 +148,34 @@ func run() int {
 
 // buildFarm adds the demo's hosts to fm and returns the URLs to fetch, in
 // the order they are added to the fetcher.
-func buildFarm(fm *farm.Farm) ([]string, error) {
+func buildFarm(fm *politetest.Farm) ([]string, error) {
 	shared, err := fm.NewAddr()
 	if err != nil {
 		return nil, err
 	}
 	// fast.test goes first: moved.test's redirect names its port, which
 	// the farm picks when the site is added.
-	if _, err := fm.AddSite(farm.Site{Name: "fast.test", Pages: map[string]farm.Page{
-		farm.RobotsPath: farm.Robots("User-agent: *\nDisallow: /private/\nSitemap: http://fast.test/sitemap.xml\n"),
+	if _, err := fm.AddSite(politetest.Site{Name: "fast.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /private/\nSitemap: http://fast.test/sitemap.xml\n"),
 	}}); err != nil {
 		return nil, err
 	}
 	// Paths not listed in Pages get the farm's small default HTML page;
 	// sites without a scripted robots.txt answer it with 404 (allow all).
-	sites := []farm.Site{
+	sites := []politetest.Site{
 		{Name: "slow.test", Latency: time.Second},
 		{Name: "blog.shared.test", Addr: shared},
 		{Name: "shop.shared.test", Addr: shared},
-		{Name: "moved.test", Pages: map[string]farm.Page{
+		{Name: "moved.test", Pages: map[string]politetest.Page{
 			"/old-home": {Status: 301, Redirect: fm.URL("fast.test", "/new-home")},
 		}},
-		{Name: "slowbody.test", Pages: map[string]farm.Page{
+		{Name: "slowbody.test", Pages: map[string]politetest.Page{
 			"/big": {Size: 64 << 10, BodyDelay: 800 * time.Millisecond},
 		}},
-		{Name: "careful.test", Pages: map[string]farm.Page{
-			farm.RobotsPath: farm.Robots("User-agent: PoliteCrawler\nCrawl-delay: 5\n"),
+		{Name: "careful.test", Pages: map[string]politetest.Page{
+			politetest.RobotsPath: politetest.Robots("User-agent: PoliteCrawler\nCrawl-delay: 5\n"),
 		}},
-		{Name: "closed.test", Pages: map[string]farm.Page{"/": {Status: 403}}},
+		{Name: "closed.test", Pages: map[string]politetest.Page{"/": {Status: 403}}},
 	}
 	for _, site := range sites {
 		if _, err := fm.AddSite(site); err != nil {
@@ -245,7 +245,7 @@ func (l *requestLog) request(q polite.Request) {
 		}
 	}
 	at := fmt.Sprintf("+%.2fs", q.Started.Sub(l.start).Seconds())
-	printLine(at, q.Addr.String(), farm.ShortURL(q.URL), status, took(q.Duration), gap, q.Rest.String(), note)
+	printLine(at, q.Addr.String(), politetest.ShortURL(q.URL), status, took(q.Duration), gap, q.Rest.String(), note)
 }
 
 // result prints a URL's Result when it says something the request lines
@@ -257,31 +257,31 @@ func (l *requestLog) result(r *polite.Result) bool {
 	switch {
 	case r.Err == nil:
 		if len(r.Redirects) > 0 {
-			printLine("", "", farm.ShortURL(r.URL), "done", "", "", "", fmt.Sprintf("%d redirect(s), ended at %s", len(r.Redirects), farm.ShortURL(r.FinalURL)))
+			printLine("", "", politetest.ShortURL(r.URL), "done", "", "", "", fmt.Sprintf("%d redirect(s), ended at %s", len(r.Redirects), politetest.ShortURL(r.FinalURL)))
 		}
 		return true
 	case errors.Is(r.Err, polite.ErrDisallowed):
-		printLine("", "", farm.ShortURL(r.URL), "-", "", "", "", "not requested: "+r.Err.Error())
+		printLine("", "", politetest.ShortURL(r.URL), "-", "", "", "", "not requested: "+r.Err.Error())
 		return true
 	case errors.Is(r.Err, polite.ErrRefused):
 		if errors.Is(r.Err, polite.ErrHostStopped) {
-			printLine("", "", farm.ShortURL(r.URL), "-", "", "", "", "not requested: the host refused earlier and is stopped (R3.1)")
+			printLine("", "", politetest.ShortURL(r.URL), "-", "", "", "", "not requested: the host refused earlier and is stopped (R3.1)")
 		}
 		return true
 	}
-	printLine("", "", farm.ShortURL(r.URL), "ERROR", "", "", "", r.Err.Error())
+	printLine("", "", politetest.ShortURL(r.URL), "ERROR", "", "", "", r.Err.Error())
 	return false
 }
 
 // printAudit prints the farm's view of the run and reports whether it was
 // polite. made is how many requests the fetcher reported making.
-func printAudit(fm *farm.Farm, made int) bool {
+func printAudit(fm *politetest.Farm, made int) bool {
 	audit := fm.Audit()
 	// R2.1 and R2.2 as the server can check them: at least the 3 s floor,
 	// and at least 5 × how long the server spent on the previous request,
 	// capped at 30 s. The server's view of a request is a little shorter
 	// than the fetcher's, so this bound never asks for more than R2 does.
-	minRest := func(prev farm.Visit) time.Duration {
+	minRest := func(prev politetest.Visit) time.Duration {
 		return max(polite.MinRest, min(polite.MinDurationFactor*prev.End.Sub(prev.Start), polite.DurationRestCap))
 	}
 	rep := audit.Report(minRest)

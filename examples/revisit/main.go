@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 func main() { os.Exit(run()) }
@@ -43,7 +43,7 @@ func run() int {
 		*storePath = filepath.Join(dir, "polite.db")
 	}
 
-	fm := farm.New(nil)
+	fm := politetest.New(nil)
 	defer fm.Close()
 	urls, err := buildFarm(fm)
 	if err != nil {
@@ -73,15 +73,15 @@ func run() int {
 
 // buildFarm serves two sites whose pages carry ETags, and one that
 // refuses.
-func buildFarm(fm *farm.Farm) ([]string, error) {
-	tagged := func(path string) farm.Page {
-		return farm.Page{ETag: `"` + strings.Trim(path, "/") + `-v1"`,
+func buildFarm(fm *politetest.Farm) ([]string, error) {
+	tagged := func(path string) politetest.Page {
+		return politetest.Page{ETag: `"` + strings.Trim(path, "/") + `-v1"`,
 			Body: []byte("<html><body><p>the page at " + path + "</p></body></html>")}
 	}
-	for _, s := range []farm.Site{
+	for _, s := range []politetest.Site{
 		{Name: "news.test", Default: tagged},
 		{Name: "docs.test", Default: tagged},
-		{Name: "private.test", Default: func(string) farm.Page { return farm.Page{Status: 403} }},
+		{Name: "private.test", Default: func(string) politetest.Page { return politetest.Page{Status: 403} }},
 	} {
 		if _, err := fm.AddSite(s); err != nil {
 			return nil, err
@@ -97,7 +97,7 @@ func buildFarm(fm *farm.Farm) ([]string, error) {
 }
 
 // crawl is one run: a new Fetcher on the store, every URL, every Result.
-func crawl(urls []string, fm *farm.Farm, path string) error {
+func crawl(urls []string, fm *politetest.Farm, path string) error {
 	st, err := polite.OpenStore(path)
 	if err != nil {
 		return err
@@ -128,13 +128,13 @@ func crawl(urls []string, fm *farm.Farm, path string) error {
 		}
 		switch {
 		case errors.Is(r.Err, polite.ErrCoolingOff):
-			fmt.Printf("  %-32s not asked: %v\n", farm.ShortURL(r.URL), r.Err)
+			fmt.Printf("  %-32s not asked: %v\n", politetest.ShortURL(r.URL), r.Err)
 		case r.Err != nil:
-			fmt.Printf("  %-32s %v\n", farm.ShortURL(r.URL), r.Err)
+			fmt.Printf("  %-32s %v\n", politetest.ShortURL(r.URL), r.Err)
 		case r.NotModified:
-			fmt.Printf("  %-32s 304 not modified: the stored copy, %d bytes, fetched %s\n", farm.ShortURL(r.URL), len(r.Body), r.Header.Get("Date"))
+			fmt.Printf("  %-32s 304 not modified: the stored copy, %d bytes, fetched %s\n", politetest.ShortURL(r.URL), len(r.Body), r.Header.Get("Date"))
 		default:
-			fmt.Printf("  %-32s %d, %d bytes, ETag %s: kept in the store\n", farm.ShortURL(r.URL), r.Status, len(r.Body), r.Header.Get("ETag"))
+			fmt.Printf("  %-32s %d, %d bytes, ETag %s: kept in the store\n", politetest.ShortURL(r.URL), r.Status, len(r.Body), r.Header.Get("ETag"))
 		}
 	}
 	return nil
@@ -155,7 +155,7 @@ func report(path string, urls []string) int {
 			fmt.Fprintln(os.Stderr, "revisit:", err)
 			return 1
 		}
-		fmt.Printf("  %-32s %d version(s) in its history (a 304 adds none)\n", farm.ShortURL(u), len(h))
+		fmt.Printf("  %-32s %d version(s) in its history (a 304 adds none)\n", politetest.ShortURL(u), len(h))
 	}
 	refusals, err := st.Refusals()
 	if err != nil {
@@ -163,7 +163,7 @@ func report(path string, urls []string) int {
 		return 1
 	}
 	for _, r := range refusals {
-		fmt.Printf("  refusal: %s %s status %d (%s), %s\n", r.Host, farm.ShortURL(r.URL), r.Status, r.Kind, r.At.Format(time.RFC3339))
+		fmt.Printf("  refusal: %s %s status %d (%s), %s\n", r.Host, politetest.ShortURL(r.URL), r.Status, r.Kind, r.At.Format(time.RFC3339))
 	}
 	if h, ok, _ := st.LoadHost("private.test"); ok {
 		fmt.Printf("  private.test: stopped %d time(s), left alone until %s\n", h.Stops, h.CoolOffUntil.Format(time.RFC3339))

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
-	"github.com/politecrawler/polite/internal/farm"
+	"github.com/politecrawler/polite/politetest"
 )
 
 func main() {
@@ -38,18 +38,18 @@ func main() {
 
 // run crawls the farm and returns every request the fetcher reported.
 func run() ([]polite.Request, error) {
-	fm := farm.New(nil)
+	fm := politetest.New(nil)
 	defer fm.Close()
 	shared, err := fm.NewAddr()
 	if err != nil {
 		return nil, err
 	}
-	sites := []farm.Site{
+	sites := []politetest.Site{
 		{Name: "fast.test"},
 		{Name: "slow.test", Latency: 900 * time.Millisecond},
-		{Name: "careful.test", Pages: map[string]farm.Page{farm.RobotsPath: farm.Robots("User-agent: *\nCrawl-delay: 6\n")}},
-		{Name: "busy.test", Pages: map[string]farm.Page{"/p1": {Status: 429, Header: map[string][]string{"Retry-After": {"8"}}}}},
-		{Name: "flaky.test", Pages: map[string]farm.Page{"/p0": {Status: 503}, "/p1": {Status: 503}}},
+		{Name: "careful.test", Pages: map[string]politetest.Page{politetest.RobotsPath: politetest.Robots("User-agent: *\nCrawl-delay: 6\n")}},
+		{Name: "busy.test", Pages: map[string]politetest.Page{"/p1": {Status: 429, Header: map[string][]string{"Retry-After": {"8"}}}}},
+		{Name: "flaky.test", Pages: map[string]politetest.Page{"/p0": {Status: 503}, "/p1": {Status: 503}}},
 		{Name: "a.shared.test", Addr: shared},
 		{Name: "b.shared.test", Addr: shared},
 	}

@@ -1,4 +1,4 @@
-// Package farm is a loopback test farm: many virtual HTTP hosts, each on its
+// Package politetest is a loopback test farm: many virtual HTTP hosts, each on its
 // own 127.x.y.z address (several host names may share one address), with
 // scripted behaviour per host and a server-side audit of politeness per
 // address. Tests of a polite crawler run against it and read the audit to
@@ -11,7 +11,7 @@
 // A site can be served over HTTPS too (Site.TLS), with a good certificate
 // from the farm's own CA (CertPool) or a bad one of several kinds; an
 // address with a TLS site has a second listener, for TLS (see tls.go).
-package farm
+package politetest
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package farm
+package politetest
 
 // HTTPS for the farm's sites. A site whose TLS field is set is served over
 // TLS as well as plain HTTP: on its address, on a second port (TLSPort),
