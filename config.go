@@ -55,10 +55,15 @@ type Config struct {
 	// R6), robots.txt copies (R5.3), refusals (R3.4) and what the run
 	// learned of each host (R3.3, R2.6), across runs when it is on disk
 	// (OpenStore). The caller closes it. Nil: nothing is kept beyond the
-	// run. The fetcher holds the run's robots.txt rules and what it
-	// learned of each host itself, refusals are only logged, and pages
-	// are not kept.
+	// run: the fetcher holds the run's robots.txt rules and host records
+	// itself, refusals are only logged, and pages are not kept.
 	Store Store
+
+	// RobotsStore and HostStore, when set, keep robots.txt copies (R5.3)
+	// and host records and refusals (R3.3-4) in place of Store's: a
+	// backend shared by processes can keep these while pages stay local.
+	RobotsStore RobotsStore
+	HostStore   HostStore
 
 	// CoolOff raises how long a host stopped by a refusal is left alone
 	// across runs, the first time; it doubles with each further stop
@@ -210,8 +215,9 @@ type settings struct {
 	unrestricted map[string]struct{} // by lower-case host name
 	onRequest    func(Request)
 	types        mediaTypes
-	store        Store // nil: nothing is kept beyond the run
-	keepPages    bool  // pages are stored and requests made conditional (R6)
+	pages        PageStore   // nil: pages are not kept, requests not conditional (R6)
+	robotsStore  RobotsStore // nil: robots.txt copies last the run
+	hosts        HostStore   // nil: refusals are only logged, host records last the run
 	coolOff      time.Duration
 }
 
@@ -233,9 +239,18 @@ func (c Config) settle() (settings, error) {
 		maxBackoff:   c.MaxBackoff,
 		horizon:      c.Horizon,
 		onRequest:    c.OnRequest,
-		store:        c.Store,
-		keepPages:    c.Store != nil,
+		robotsStore:  c.RobotsStore,
+		hosts:        c.HostStore,
 		coolOff:      c.CoolOff,
+	}
+	if c.Store != nil {
+		s.pages = c.Store
+		if s.robotsStore == nil {
+			s.robotsStore = c.Store
+		}
+		if s.hosts == nil {
+			s.hosts = c.Store
+		}
 	}
 	if err := s.ua.validate(); err != nil {
 		return settings{}, err

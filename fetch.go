@@ -65,9 +65,9 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 	var stored StoredPage
 	var haveCopy, loaded bool
 	switch {
-	case t.robots != nil || !f.set.keepPages:
+	case t.robots != nil || f.set.pages == nil:
 	case loadCopy:
-		if stored, haveCopy, err = f.set.store.LoadPage(t.url()); err != nil {
+		if stored, haveCopy, err = f.set.pages.LoadPage(t.url()); err != nil {
 			f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
 		}
 		loaded = true
@@ -165,7 +165,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 		// the response, outside the rest. It is copied to the heap here,
 		// so that stored stays on the stack for every other page.
 		if !loaded {
-			if stored, haveCopy, err = f.set.store.LoadPage(t.url()); err != nil {
+			if stored, haveCopy, err = f.set.pages.LoadPage(t.url()); err != nil {
 				f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
 			}
 		}
@@ -176,9 +176,9 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 		}
 	case c.status >= 200 && c.status <= 299:
 		f.readPage(t, c, req.URL, c.header, c.body)
-		if f.set.keepPages {
+		if f.set.pages != nil {
 			p := StoredPage{URL: t.url(), Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
-			if err := f.set.store.SavePage(p); err != nil {
+			if err := f.set.pages.SavePage(p); err != nil {
 				f.set.logger.Warn("polite: store: keeping a page", "url", t.url(), "err", err)
 			}
 		}
@@ -207,7 +207,7 @@ func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Heade
 // absence of a 4xx that is no refusal or of a 3xx leading nowhere, or, on
 // a 304, the stored copy confirmed at this time.
 func (f *Fetcher) keepRobots(t *task, c *completion) {
-	st := f.set.store
+	st := f.set.robotsStore
 	if st == nil {
 		return
 	}

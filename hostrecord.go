@@ -68,7 +68,7 @@ func (s *scheduler) hostRecalled(h *host, a *storeAnswer) {
 // recordStop keeps a stop for later runs, by a store job: the refusal
 // record (R3.4) and the host's grown cool-off (R3.3).
 func (s *scheduler) recordStop(h *host, cause error, at time.Time) {
-	if s.f.set.store == nil {
+	if s.f.set.hosts == nil {
 		return // the host is stopped for this run; the log has the refusal
 	}
 	s.askStore(storeJob{stop: &stopRecord{host: h.name, cause: cause, at: at}})
@@ -77,7 +77,7 @@ func (s *scheduler) recordStop(h *host, cause error, at time.Time) {
 // keepStop writes a stop. A store error is logged, never fatal: the host
 // is stopped for this run whatever the store says.
 func (f *Fetcher) keepStop(r *stopRecord) error {
-	st := f.set.store
+	st := f.set.hosts
 	rec := RefusalRecord{Host: r.host, Kind: "failures", Evidence: r.cause.Error(), At: r.at}
 	var ref *RefusalError
 	if errors.As(r.cause, &ref) {

@@ -121,7 +121,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		f.workers.Add(1)
 		go f.work()
 	}
-	if set.store != nil {
+	if set.pages != nil || set.robotsStore != nil || set.hosts != nil {
 		for range f.sched.storeWorkers() {
 			f.workers.Add(1)
 			go f.workStore()

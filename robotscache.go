@@ -204,7 +204,7 @@ func (s *scheduler) gate(t *task) {
 		o = &origin{key: key, host: h}
 		s.origins[key] = o
 		h.origins = append(h.origins, o)
-		if s.f.set.store != nil {
+		if s.f.set.robotsStore != nil {
 			o.recalling = true
 			s.askStore(storeJob{origin: o})
 		}

@@ -359,7 +359,7 @@ func (s *scheduler) admit(t *task, name string) {
 		h = &host{name: name, policy: s.f.set.policyFor(name), floorFactor: 1}
 		s.hosts[name] = h
 		switch a, literal := literalAddr(name); {
-		case s.f.set.store != nil: // what an earlier run learned comes first
+		case s.f.set.hosts != nil: // what an earlier run learned comes first
 			s.recallHost(h)
 		case literal:
 			s.attach(h, a.Unmap())

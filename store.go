@@ -23,12 +23,11 @@ var ErrStore = errors.New("polite: store")
 // closed. errors.Is(err, ErrStore) holds too.
 var ErrStoreLocked = fmt.Errorf("%w locked", ErrStore)
 
-// Store is the fetcher's memory across requests and runs: for each URL
-// the pages fetched, with their headers and fetch time, as a history of
-// versions whose last is the latest copy (R6: conditional requests, and
-// the index compared over time); for each origin its robots.txt copy
-// (R5.3); the refusals met, in order (R3.4); and for each host how often
-// it was stopped and until when it is left alone (R3.3, R2.6).
+// Store is the fetcher's memory across requests and runs, in the three
+// parts it consumes: page copies (PageStore, R6), robots.txt copies
+// (RobotsStore, R5.3), and host records and refusals (HostStore, R3.3-4).
+// Config.Store gives all three; Config.RobotsStore and Config.HostStore
+// give a part from elsewhere, such as a backend shared by many processes.
 //
 // Two implementations: NewMemoryStore, for one run, and OpenStore, one
 // file on disk that keeps everything across runs and crashes.
@@ -43,6 +42,19 @@ var ErrStoreLocked = fmt.Errorf("%w locked", ErrStore)
 // has a nil slice. URLs, origins and hosts must be non-empty and at most
 // 16 KiB. After Close every method returns an error.
 type Store interface {
+	PageStore
+	RobotsStore
+	HostStore
+
+	// Close releases the store (for OpenStore, the file and its lock).
+	// Closing twice is not an error.
+	Close() error
+}
+
+// PageStore keeps, for each URL, the pages fetched with their headers and
+// fetch time, as a history of versions whose last is the latest copy: it
+// makes requests conditional (R6) and lets the index be compared over time.
+type PageStore interface {
 	// LoadPage returns the latest copy of url: the last version saved.
 	LoadPage(url string) (StoredPage, bool, error)
 	// SavePage makes p the latest copy of p.URL and adds it to the
@@ -51,13 +63,21 @@ type Store interface {
 	// PageHistory returns every version of url, oldest first; none if
 	// the URL was never saved.
 	PageHistory(url string) ([]StoredPage, error)
+}
 
+// RobotsStore keeps each origin's robots.txt copy (R5.3): refreshed with
+// a conditional request, and used for a while when a refresh fails.
+type RobotsStore interface {
 	// LoadRobots returns the robots.txt copy of origin
 	// ("scheme://host:port").
 	LoadRobots(origin string) (StoredRobots, bool, error)
 	// SaveRobots replaces the robots.txt copy of r.Origin.
 	SaveRobots(r StoredRobots) error
+}
 
+// HostStore keeps the refusals met, in order (R3.4), and for each host
+// how often it was stopped and until when it is left alone (R3.3, R2.6).
+type HostStore interface {
 	// AddRefusal keeps a refusal record (R3.4).
 	AddRefusal(r RefusalRecord) error
 	// Refusals returns every refusal record, in the order added.
@@ -67,10 +87,6 @@ type Store interface {
 	LoadHost(host string) (HostRecord, bool, error)
 	// SaveHost replaces the record of h.Host.
 	SaveHost(h HostRecord) error
-
-	// Close releases the store (for OpenStore, the file and its lock).
-	// Closing twice is not an error.
-	Close() error
 }
 
 // StoredPage is one version of a page: what the server answered for URL

@@ -162,13 +162,12 @@ func (f *Fetcher) workStore() {
 
 // doStore runs one store job, without the scheduler's lock.
 func (f *Fetcher) doStore(j storeJob) *storeAnswer {
-	st := f.set.store
 	a := &storeAnswer{job: j}
 	switch {
 	case j.host != nil:
-		a.host, a.found, a.err = st.LoadHost(j.host.name)
+		a.host, a.found, a.err = f.set.hosts.LoadHost(j.host.name)
 	case j.origin != nil:
-		a.robots, a.found, a.err = st.LoadRobots(j.origin.key)
+		a.robots, a.found, a.err = f.set.robotsStore.LoadRobots(j.origin.key)
 		if a.err == nil && a.found {
 			body := a.robots.Body
 			if a.robots.Status < 200 || a.robots.Status > 299 {
@@ -178,7 +177,7 @@ func (f *Fetcher) doStore(j storeJob) *storeAnswer {
 		}
 	case j.page != nil:
 		var p StoredPage
-		p, a.found, a.err = st.LoadPage(j.url)
+		p, a.found, a.err = f.set.pages.LoadPage(j.url)
 		if a.found {
 			a.page = pageCopy{have: true, ifNoneMatch: p.Header.Get("ETag"), ifModifiedSince: p.Header.Get("Last-Modified")}
 		}
@@ -193,7 +192,7 @@ func (f *Fetcher) doStore(j storeJob) *storeAnswer {
 // the request is due. A page due now loads it itself.
 func (s *scheduler) askCopy(b *budget) {
 	t := b.queue[b.head]
-	if !s.f.set.keepPages || t.robots != nil || !b.nextAt.After(s.clk.Now()) {
+	if s.f.set.pages == nil || t.robots != nil || !b.nextAt.After(s.clk.Now()) {
 		return
 	}
 	if t.rare == nil {
@@ -214,7 +213,7 @@ func (s *scheduler) takeCopy(t *task) bool {
 		if t.rare != nil {
 			t.rare.copy = copyUnknown
 		}
-		return s.f.set.keepPages
+		return s.f.set.pages != nil
 	}
 	return false
 }
