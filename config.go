@@ -164,7 +164,7 @@ type Config struct {
 	// call at a time, with the fetcher's scheduling lock held: the
 	// requests to one address come in the order they were made. It must
 	// return quickly and must not call the Fetcher.
-	OnRequest func(Request)
+	OnRequest func(RequestEvent)
 }
 
 // API declares a host that is a documented public API (R5.5).
@@ -213,7 +213,7 @@ type settings struct {
 	horizon      time.Duration
 	apis         map[string]API      // by lower-case host name
 	unrestricted map[string]struct{} // by lower-case host name
-	onRequest    func(Request)
+	onRequest    func(RequestEvent)
 	types        mediaTypes
 	pages        PageStore   // nil: pages are not kept, requests not conditional (R6)
 	robotsStore  RobotsStore // nil: robots.txt copies last the run

@@ -60,7 +60,7 @@ func TestCrawlOfATrapSiteEnds(t *testing.T) {
 	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
 	results, duplicates := crawlSite(t, f, seed)
 	fetched := map[string]bool{}
-	kinds := map[string]int{}
+	kinds := map[TrapKind]int{}
 	for _, res := range results {
 		var te *TrapError
 		switch {
@@ -82,7 +82,7 @@ func TestCrawlOfATrapSiteEnds(t *testing.T) {
 	if duplicates == 0 {
 		t.Error("no URL refused by Add as a duplicate (ErrDuplicate)")
 	}
-	for _, k := range []string{"calendar", "repeated-content", "repeating-segments"} {
+	for _, k := range []TrapKind{TrapCalendar, TrapRepeatedContent, TrapRepeatingSegments} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s trap reported (%v)", k, kinds)
 		}

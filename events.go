@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// Request is one HTTP request the fetcher made, reported to
+// RequestEvent is one HTTP request the fetcher made, reported to
 // Config.OnRequest as it ends: the pages' requests, each redirect hop, and
 // the fetcher's own robots.txt requests, those to one address in the order
 // they were made. It is what a site owner's log would show, with the
 // fetcher's reasons beside it.
-type Request struct {
+type RequestEvent struct {
 	URL    string
 	Addr   netip.Addr // the server address dialled: the budget
 	Robots bool       // a robots.txt request of the fetcher's own (R5.1)
@@ -41,7 +41,7 @@ func (s *scheduler) observe(t *task, b *budget, r *Result, c *completion) {
 	if first {
 		gap = 0
 	}
-	s.f.set.onRequest(Request{
+	s.f.set.onRequest(RequestEvent{
 		URL: t.url(), Addr: b.addr, Robots: t.robots != nil,
 		Status: c.status, Err: r.Err, Verdict: r.Verdict,
 		Started: c.start, Duration: r.Duration, Gap: gap, First: first, Rest: r.Rest,

@@ -78,13 +78,10 @@ func (s *scheduler) recordStop(h *host, cause error, at time.Time) {
 // is stopped for this run whatever the store says.
 func (f *Fetcher) keepStop(r *stopRecord) error {
 	st := f.set.hosts
-	rec := RefusalRecord{Host: r.host, Kind: "failures", Evidence: r.cause.Error(), At: r.at}
+	rec := RefusalRecord{Host: r.host, Kind: stopKind(r.cause), Evidence: r.cause.Error(), At: r.at}
 	var ref *RefusalError
 	if errors.As(r.cause, &ref) {
-		rec.URL, rec.Status, rec.Kind, rec.Evidence = ref.URL, ref.Status, ref.Verdict.Kind.String(), ref.Verdict.Evidence
-		if ref.Verdict.Challenge {
-			rec.Kind = "challenge"
-		}
+		rec.URL, rec.Status, rec.Evidence = ref.URL, ref.Status, ref.Verdict.Evidence
 	}
 	err := st.AddRefusal(rec)
 	hr, _, lerr := st.LoadHost(r.host)

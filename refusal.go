@@ -35,6 +35,18 @@ var (
 	ErrFailures = errors.New("polite: failures in a row")
 )
 
+// StopKind says why a host was stopped (R3): in Stats.Refusals and in
+// each RefusalRecord.
+type StopKind string
+
+// The causes of a stop.
+const (
+	StopRefused     StopKind = "refused"     // 402 or 403 (R3.1)
+	StopChallenge   StopKind = "challenge"   // a challenge page (R3.1)
+	StopFailures    StopKind = "failures"    // five failures in a row (R3.2)
+	StopCertificate StopKind = "certificate" // a TLS certificate that does not verify: not kept across runs
+)
+
 // RefusalError is a refusal: who refused, what, and on what evidence.
 type RefusalError struct {
 	Host    string

@@ -415,7 +415,7 @@ func TestRequestHandedOutBeforeAMove(t *testing.T) {
 	st := &holdingStore{Store: NewMemoryStore(), suffix: "/slow", entered: make(chan struct{}), release: make(chan struct{})}
 	robotsAtB := make(chan struct{}, 8)
 	var addrB atomic.Value
-	r.start(Config{AllowPrivateNetworks: true, Store: st, OnRequest: func(q Request) {
+	r.start(Config{AllowPrivateNetworks: true, Store: st, OnRequest: func(q RequestEvent) {
 		if b, ok := addrB.Load().(netip.Addr); ok && q.Addr == b && q.Robots {
 			robotsAtB <- struct{}{}
 		}

@@ -291,8 +291,8 @@ func TestUnrestrictedRun(t *testing.T) {
 func TestOnRequestSeesEveryRequest(t *testing.T) {
 	r := newRig(t)
 	h := r.site(politetest.Site{Name: "seen.test", Pages: map[string]politetest.Page{"/r": {Redirect: "/p2"}}})
-	var seen []Request
-	r.start(Config{AllowPrivateNetworks: true, OnRequest: func(q Request) { seen = append(seen, q) }}, hooks{})
+	var seen []RequestEvent
+	r.start(Config{AllowPrivateNetworks: true, OnRequest: func(q RequestEvent) { seen = append(seen, q) }}, hooks{})
 	r.add(r.farm.URL(h, "/r"), r.farm.URL(h, "/p1"))
 	r.results(2)
 	r.f.Close() // OnRequest runs under the scheduler's lock: read seen once the workers are gone

@@ -495,7 +495,7 @@ func (s *scheduler) next(now time.Time) (job, bool) {
 		if t.robots == nil {
 			// A pattern found repeating while this URL waited is not asked.
 			if pattern, bad := s.traps.Dropped(t.host.name, t.url()); bad {
-				s.dropTrap(t, &TrapError{URL: t.url(), Kind: string(urltrap.RepeatedContent), Reason: "pages like " + pattern + " repeat the same content"})
+				s.dropTrap(t, &TrapError{URL: t.url(), Kind: TrapRepeatedContent, Reason: "pages like " + pattern + " repeat the same content"})
 				s.arm(b)
 				continue
 			}

@@ -22,11 +22,10 @@ type Stats struct {
 	InFlight int // requests in flight
 	Requests int // requests made, robots.txt included
 	Bytes    int64
-	// Refusals counts the hosts stopped in this run, by kind:
-	// "refused", "challenge", "failures", "certificate".
-	Refusals map[string]int
+	// Refusals counts the hosts stopped in this run, by kind.
+	Refusals map[StopKind]int
 	// Traps counts the URLs dropped as traps, by kind (R9).
-	Traps map[string]int
+	Traps map[TrapKind]int
 	// Forgotten counts the hosts forgotten after a robots period idle.
 	Forgotten int
 }
@@ -36,8 +35,8 @@ type Stats struct {
 type runStats struct {
 	requests int
 	bytes    int64
-	refusals map[string]int
-	traps    map[string]int
+	refusals map[StopKind]int
+	traps    map[TrapKind]int
 	admitted int // URLs taken from the inbox
 	finished int // URLs given their Result
 	fetching int // requests in flight, robots.txt included
@@ -86,16 +85,16 @@ func (s *scheduler) snapshot() Stats {
 	return st
 }
 
-// stopKind names a stop for Stats.Refusals.
-func stopKind(cause error) string {
+// stopKind names a stop by its cause.
+func stopKind(cause error) StopKind {
 	var ref *RefusalError
 	switch {
 	case errors.Is(cause, ErrCertificate):
-		return "certificate"
+		return StopCertificate
 	case !errors.As(cause, &ref):
-		return "failures"
+		return StopFailures
 	case ref.Verdict.Challenge:
-		return "challenge"
+		return StopChallenge
 	}
-	return "refused"
+	return StopRefused
 }

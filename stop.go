@@ -16,7 +16,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 	h.stopped = cause
 	s.counts.stopped++
 	if s.counts.refusals == nil {
-		s.counts.refusals = make(map[string]int)
+		s.counts.refusals = make(map[StopKind]int)
 	}
 	s.counts.refusals[stopKind(cause)]++
 	attrs := []any{"host", h.name, "time", at, "cause", cause.Error()}
@@ -24,7 +24,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 	switch {
 	case errors.Is(cause, ErrCertificate):
 		// Not a refusal: nothing is kept for later runs (R3.3).
-		attrs = append(attrs, "kind", "certificate")
+		attrs = append(attrs, "kind", StopCertificate)
 		s.f.set.logger.Warn("polite: certificate not trusted; host stopped for the run", attrs...)
 	case errors.As(cause, &ref):
 		s.recordStop(h, cause, at)
@@ -33,7 +33,7 @@ func (s *scheduler) stop(h *host, cause error, at time.Time) {
 		s.f.set.logger.Warn("polite: refused; host stopped for the run", attrs...)
 	default:
 		s.recordStop(h, cause, at)
-		attrs = append(attrs, "kind", "failures", "failures", h.failures)
+		attrs = append(attrs, "kind", StopFailures, "failures", h.failures)
 		s.f.set.logger.Warn("polite: failures in a row; host stopped for the run", attrs...)
 	}
 	s.dropHost(h, &StoppedError{Host: h.name, Cause: cause})

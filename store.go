@@ -112,12 +112,12 @@ type StoredRobots struct {
 }
 
 // RefusalRecord is one refusal or stop met by the fetcher (R3.4): which
-// host, on which URL, with what status, of what kind ("refused",
-// "failures", …), on what evidence, and when.
+// host, on which URL, with what status, of what kind, on what evidence,
+// and when.
 type RefusalRecord struct {
 	Host, URL string
 	Status    int
-	Kind      string // "refused", "failures", …
+	Kind      StopKind
 	Evidence  string
 	At        time.Time
 }
@@ -213,7 +213,8 @@ func (s *diskStore) SaveRobots(r StoredRobots) error {
 }
 
 func (s *diskStore) AddRefusal(r RefusalRecord) error {
-	return storeError(s.db.AddRefusal(boltstore.Refusal(r)))
+	return storeError(s.db.AddRefusal(boltstore.Refusal{
+		Host: r.Host, URL: r.URL, Status: r.Status, Kind: string(r.Kind), Evidence: r.Evidence, At: r.At}))
 }
 
 func (s *diskStore) Refusals() ([]RefusalRecord, error) {
@@ -223,7 +224,7 @@ func (s *diskStore) Refusals() ([]RefusalRecord, error) {
 	}
 	out := make([]RefusalRecord, len(rs))
 	for i, r := range rs {
-		out[i] = RefusalRecord(r)
+		out[i] = RefusalRecord{Host: r.Host, URL: r.URL, Status: r.Status, Kind: StopKind(r.Kind), Evidence: r.Evidence, At: r.At}
 	}
 	return out, nil
 }

@@ -375,7 +375,7 @@ func testRefusals(t *testing.T, s Store) {
 	var want []RefusalRecord
 	for i := range 300 {
 		r := RefusalRecord{Host: fmt.Sprintf("h%d.example", i%7), URL: fmt.Sprintf("https://h%d.example/%d", i%7, i),
-			Status: 403, Kind: []string{"refused", "failures"}[i%2], Evidence: fmt.Sprintf("cf-mitigated: challenge #%d", i), At: when(i)}
+			Status: 403, Kind: []StopKind{StopRefused, StopFailures}[i%2], Evidence: fmt.Sprintf("cf-mitigated: challenge #%d", i), At: when(i)}
 		want = append(want, r)
 		if err := s.AddRefusal(r); err != nil {
 			t.Fatal(err)

@@ -24,16 +24,16 @@ func (r *farmRig) httpsURL(name, path string) string { return r.farm.HTTPSURL(na
 // the robots.txt requests too, each with its own error.
 type requestLog struct {
 	mu   sync.Mutex
-	reqs []polite.Request
+	reqs []polite.RequestEvent
 }
 
-func (l *requestLog) add(q polite.Request) {
+func (l *requestLog) add(q polite.RequestEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.reqs = append(l.reqs, q)
 }
 
-func (l *requestLog) all() []polite.Request {
+func (l *requestLog) all() []polite.RequestEvent {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.reqs)
@@ -159,7 +159,7 @@ func TestTLSBadCertificatesFailEvenWithRootCAs(t *testing.T) {
 			t.Errorf("%s: err %v, status %d; want an error and no response", name, res.Err, res.Status)
 		}
 	}
-	byHost := map[string][]polite.Request{}
+	byHost := map[string][]polite.RequestEvent{}
 	for _, q := range log.all() {
 		host := strings.SplitN(strings.TrimPrefix(q.URL, "https://"), ":", 2)[0]
 		byHost[host] = append(byHost[host], q)
@@ -208,7 +208,7 @@ func TestTLSVerificationErrorInTheResult(t *testing.T) {
 
 // checkVerificationFailures checks that there were requests, and that each
 // failed with a *tls.CertificateVerificationError of the flaw is names.
-func checkVerificationFailures(t *testing.T, reqs []polite.Request, is func(error) bool) {
+func checkVerificationFailures(t *testing.T, reqs []polite.RequestEvent, is func(error) bool) {
 	t.Helper()
 	if len(reqs) == 0 {
 		t.Fatal("no request reported")

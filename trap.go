@@ -27,9 +27,21 @@ var ErrDuplicate = errors.New("polite: URL already added")
 // TrapError says which trap a URL fell into.
 type TrapError struct {
 	URL    string
-	Kind   string // "calendar", "session-id", "repeating-segments", "too-deep", "too-long", "repeated-content"
+	Kind   TrapKind
 	Reason string
 }
+
+// TrapKind names a kind of crawler trap (R9); Stats.Traps counts by it.
+type TrapKind string
+
+// The traps a URL is dropped for.
+const (
+	TrapCalendar          TrapKind = TrapKind(urltrap.Calendar)          // a date far from today in the path or query
+	TrapSessionID         TrapKind = TrapKind(urltrap.SessionID)         // a session id in the URL
+	TrapRepeatingSegments TrapKind = TrapKind(urltrap.RepeatingSegments) // a path whose segments repeat
+	TrapTooDeep           TrapKind = TrapKind(urltrap.TooDeep)           // more path segments than a site has
+	TrapRepeatedContent   TrapKind = TrapKind(urltrap.RepeatedContent)   // a URL pattern whose pages serve one content
+)
 
 func (e *TrapError) Error() string {
 	return fmt.Sprintf("polite: %s dropped as a trap (%s): %s", e.URL, e.Kind, e.Reason)
@@ -59,10 +71,10 @@ func normalise(raw string) (string, error) {
 func (s *scheduler) trapped(t *task, host string) *TrapError {
 	u := t.url()
 	if kind, reason, bad := urltrap.Check(u, s.clk.Now(), trapLimits); bad {
-		return &TrapError{URL: u, Kind: string(kind), Reason: reason}
+		return &TrapError{URL: u, Kind: TrapKind(kind), Reason: reason}
 	}
 	if pattern, bad := s.traps.Dropped(host, u); bad {
-		return &TrapError{URL: u, Kind: string(urltrap.RepeatedContent), Reason: "pages like " + pattern + " repeat the same content"}
+		return &TrapError{URL: u, Kind: TrapRepeatedContent, Reason: "pages like " + pattern + " repeat the same content"}
 	}
 	return nil
 }
@@ -70,7 +82,7 @@ func (s *scheduler) trapped(t *task, host string) *TrapError {
 // dropTrap answers a trapped task and counts it.
 func (s *scheduler) dropTrap(t *task, e *TrapError) {
 	if s.counts.traps == nil {
-		s.counts.traps = make(map[string]int)
+		s.counts.traps = make(map[TrapKind]int)
 	}
 	s.counts.traps[e.Kind]++
 	s.finish(t, &Result{Err: e})

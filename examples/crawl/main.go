@@ -107,7 +107,7 @@ func run() int {
 // summary is what a crawl did.
 type summary struct {
 	pages, notModified, errors int
-	traps                      map[string][]string // kind → URLs
+	traps                      map[polite.TrapKind][]string // kind → URLs
 	stopped                    []string
 	fetched                    []string
 	elapsed                    time.Duration
@@ -118,7 +118,7 @@ type summary struct {
 // URLs were added or nothing is left. It prints a progress line to w.
 func crawl(ctx context.Context, f *polite.Fetcher, seed string, max int, w io.Writer) (summary, error) {
 	start := time.Now()
-	sum := summary{traps: map[string][]string{}}
+	sum := summary{traps: map[polite.TrapKind][]string{}}
 	site, err := url.Parse(seed)
 	if err != nil {
 		return sum, err
@@ -198,7 +198,7 @@ func progress(ctx context.Context, f *polite.Fetcher, sum *summary, w io.Writer)
 func (s summary) print(w io.Writer) {
 	fmt.Fprintf(w, "\n%d pages (%d not modified since the store's copy), %d errors, %d requests in %.1fs\n",
 		s.pages, s.notModified, s.errors, s.requests, s.elapsed.Seconds())
-	kinds := make([]string, 0, len(s.traps))
+	kinds := make([]polite.TrapKind, 0, len(s.traps))
 	for k := range s.traps {
 		kinds = append(kinds, k)
 	}

@@ -222,7 +222,7 @@ func (l *requestLog) header() {
 }
 
 // request prints one request: called by the fetcher as each one ends.
-func (l *requestLog) request(q polite.Request) {
+func (l *requestLog) request(q polite.RequestEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.requests++

@@ -37,7 +37,7 @@ func main() {
 }
 
 // run crawls the farm and returns every request the fetcher reported.
-func run() ([]polite.Request, error) {
+func run() ([]polite.RequestEvent, error) {
 	fm := politetest.New(nil)
 	defer fm.Close()
 	shared, err := fm.NewAddr()
@@ -59,12 +59,12 @@ func run() ([]polite.Request, error) {
 		}
 	}
 	var mu sync.Mutex
-	var reqs []polite.Request
+	var reqs []polite.RequestEvent
 	f, err := polite.New(polite.Config{
 		Resolver:             fm.Resolver(),
 		AllowPrivateNetworks: true, // the farm is on loopback
 		Logger:               slog.New(slog.DiscardHandler),
-		OnRequest: func(q polite.Request) {
+		OnRequest: func(q polite.RequestEvent) {
 			mu.Lock()
 			reqs = append(reqs, q)
 			mu.Unlock()

@@ -22,12 +22,12 @@ const (
 
 // render draws reqs: a row per address, a bar per request, its rest
 // hatched after it.
-func render(reqs []polite.Request) string {
+func render(reqs []polite.RequestEvent) string {
 	if len(reqs) == 0 {
 		return `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="40"><text x="10" y="25">no requests</text></svg>`
 	}
 	start, end := reqs[0].Started, reqs[0].Started
-	rows := map[netip.Addr][]polite.Request{}
+	rows := map[netip.Addr][]polite.RequestEvent{}
 	names := map[netip.Addr][]string{}
 	for _, q := range reqs {
 		start = minTime(start, q.Started)
@@ -86,7 +86,7 @@ func render(reqs []polite.Request) string {
 	return b.String()
 }
 
-func colour(q polite.Request) string {
+func colour(q polite.RequestEvent) string {
 	switch {
 	case q.Robots:
 		return "#718096"

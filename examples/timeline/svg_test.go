@@ -13,7 +13,7 @@ import (
 func TestRender(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := netip.MustParseAddr("127.20.0.1"), netip.MustParseAddr("127.20.0.2")
-	reqs := []polite.Request{
+	reqs := []polite.RequestEvent{
 		{URL: "http://x.test/robots.txt", Addr: a, Robots: true, Status: 404, Started: t0, Duration: 10 * time.Millisecond, Rest: polite.Rest{Wait: 3 * time.Second}},
 		{URL: "http://x.test/p", Addr: a, Status: 200, Started: t0.Add(3 * time.Second), Duration: time.Second, Rest: polite.Rest{Wait: 5 * time.Second, Term: polite.RestDuration}},
 		{URL: "http://y.test/p", Addr: b, Status: 429, Started: t0, Duration: 5 * time.Millisecond, Rest: polite.Rest{Wait: 8 * time.Second, Term: polite.RestRetryAfter}},
