@@ -80,74 +80,6 @@ func originKey(raw string) (string, error) {
 
 var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
-// normalOriginKey is originKey of a URL in the form urltrap.Normalize
-// writes, read off the string: scheme and host in lower case, the
-// authority ending at the path's first slash. Every queued URL has that
-// form, and every page's origin is found on its way to the queue. A URL
-// whose scheme or authority is in any other form (upper case, user info,
-// escapes, an empty or non-numeric port) goes to originKey; the rest of
-// the URL is not checked.
-func normalOriginKey(u string) (string, error) {
-	scheme, port := "http", ":80"
-	rest, ok := strings.CutPrefix(u, "http://")
-	if !ok {
-		if rest, ok = strings.CutPrefix(u, "https://"); !ok {
-			return originKey(u)
-		}
-		scheme, port = "https", ":443"
-	}
-	end := strings.IndexByte(rest, '/')
-	if end <= 0 {
-		return originKey(u)
-	}
-	authority := rest[:end]
-	portWritten, plain := plainAuthority(authority)
-	switch {
-	case !plain:
-		return originKey(u)
-	case portWritten:
-		return u[:len(u)-len(rest)+end], nil
-	}
-	return scheme + "://" + authority + port, nil
-}
-
-// plainAuthority reports whether a is a host in the form Normalize writes,
-// a name of lower-case letters, digits, dots, hyphens and underscores or a
-// bracketed IPv6 literal in lower-case hex, then a port of digits or none;
-// and whether the port is written.
-func plainAuthority(a string) (portWritten, plain bool) {
-	host := a
-	if i := strings.LastIndexByte(a, ':'); i > strings.LastIndexByte(a, ']') {
-		p := a[i+1:]
-		if p == "" {
-			return false, false
-		}
-		for j := 0; j < len(p); j++ {
-			if p[j] < '0' || p[j] > '9' {
-				return false, false
-			}
-		}
-		host, portWritten = a[:i], true
-	}
-	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
-		for j := 1; j < len(host)-1; j++ {
-			if c := host[j]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == ':' || c == '.') {
-				return false, false
-			}
-		}
-		return portWritten, true
-	}
-	if host == "" {
-		return false, false
-	}
-	for j := 0; j < len(host); j++ {
-		if c := host[j]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
-			return false, false
-		}
-	}
-	return portWritten, true
-}
-
 // robotsURL is the robots.txt URL of an origin key, its port left out
 // when it is the scheme's default.
 func robotsURL(key string) string {
@@ -194,7 +126,7 @@ func (s *scheduler) gate(t *task) {
 		s.enqueue(h.budget, t)
 		return
 	}
-	key, err := normalOriginKey(t.url())
+	key, err := originKey(t.url())
 	if err != nil { // cannot happen: the URL was admitted
 		s.turnAway(t, fmt.Errorf("%w: %v", ErrInvalidURL, err))
 		return
