@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/politecrawler/polite/internal/clock"
 )
 
 // Visit is one request as the farm saw it.
@@ -40,7 +38,7 @@ type Visit struct {
 // Audit records every request the farm serves, for checking politeness from
 // the server's side. It is safe for concurrent use.
 type Audit struct {
-	clk clock.Clock
+	clk Clock
 
 	mu     sync.Mutex
 	gen    uint64 // bumped by Reset, so visits in flight across it are not written back
@@ -59,7 +57,7 @@ type ticket struct {
 	addr netip.Addr
 }
 
-func newAudit(clk clock.Clock) *Audit {
+func newAudit(clk Clock) *Audit {
 	return &Audit{clk: clk, inflight: make(map[netip.Addr]int)}
 }
 

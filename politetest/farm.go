@@ -25,8 +25,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/politecrawler/polite/internal/clock"
 )
 
 // ErrClosed is returned by methods that would add to a farm after Close.
@@ -40,8 +38,8 @@ var firstAddr = netip.AddrFrom4([4]byte{127, 20, 0, 1})
 // Farm is a set of virtual HTTP hosts on loopback addresses. Its methods are
 // safe for concurrent use.
 type Farm struct {
-	clk   clock.Clock
-	fake  *clock.Fake // non-nil when clk is a fake: waits then advance it
+	clk   Clock
+	fake  FakeClock // non-nil when clk is a fake: waits then advance it
 	audit *Audit
 	res   *Resolver
 	srv   *http.Server
@@ -82,13 +80,13 @@ type endpoint struct {
 	sites   map[string]*Site
 }
 
-// New returns an empty farm whose handlers and audit use clk. A nil clk
-// means clock.Real{}. With a *clock.Fake, every scripted wait advances the
-// fake clock instead of sleeping, so a test of minute-long rules runs in
-// microseconds.
-func New(clk clock.Clock) *Farm {
+// New returns an empty farm whose handlers and audit use clk; nil means
+// the wall clock. With a FakeClock, every scripted wait advances the fake
+// clock instead of sleeping. The caller closes the farm; Start does it for
+// a test.
+func New(clk Clock) *Farm {
 	if clk == nil {
-		clk = clock.Real{}
+		clk = wallClock{}
 	}
 	f := &Farm{
 		clk:   clk,
@@ -100,7 +98,7 @@ func New(clk clock.Clock) *Farm {
 		sites: make(map[string]*Site),
 		pki:   newPKI(),
 	}
-	f.fake, _ = clk.(*clock.Fake)
+	f.fake, _ = clk.(FakeClock)
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.serveHTTP), ErrorLog: log.New(quietHandshakes{}, "", log.LstdFlags)}
 	return f
 }

@@ -215,8 +215,8 @@ func writeFlush(w http.ResponseWriter, b []byte) {
 
 // wait lets d pass as the farm's clock sees it. With a fake clock it
 // advances the clock, as if the handler had worked for d, and returns at
-// once. Otherwise it sleeps on the clock, returning false early if the
-// request is cancelled or the farm closes.
+// once. Otherwise it sleeps on the wall clock, returning false early if
+// the request is cancelled or the farm closes.
 func (f *Farm) wait(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return true
@@ -225,10 +225,10 @@ func (f *Farm) wait(ctx context.Context, d time.Duration) bool {
 		f.fake.Advance(d)
 		return true
 	}
-	t := f.clk.NewTimer(d)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-t.C():
+	case <-t.C:
 		return true
 	case <-ctx.Done():
 		return false
