@@ -1,16 +1,3 @@
-// Package politetest is a loopback test farm: many virtual HTTP hosts, each on its
-// own 127.x.y.z address (several host names may share one address), with
-// scripted behaviour per host and a server-side audit of politeness per
-// address. Tests of a polite crawler run against it and read the audit to
-// check, from the server's side, that the crawler kept at most one request in
-// flight per address and rested between requests.
-//
-// The farm is meant to scale to about 10,000 addresses in one process, so an
-// address costs one net.Listener and one Serve loop on a single shared
-// http.Server, and nothing else; after ShareOneListener, not even those.
-// A site can be served over HTTPS too (Site.TLS), with a good certificate
-// from the farm's own CA (CertPool) or a bad one of several kinds; an
-// address with a TLS site has a second listener, for TLS (see tls.go).
 package politetest
 
 import (
@@ -35,8 +22,11 @@ var ErrClosed = errors.New("farm: closed")
 // ever meaning a farm host.
 var firstAddr = netip.AddrFrom4([4]byte{127, 20, 0, 1})
 
-// Farm is a set of virtual HTTP hosts on loopback addresses. Its methods are
-// safe for concurrent use.
+// Farm is a set of virtual HTTP hosts on loopback addresses and the audit
+// of every request they served. Make one with Start in a test, or New;
+// add hosts with AddSite; point a crawler at it with Resolver and URL;
+// read what it saw with Audit; Close it. Its methods are safe for
+// concurrent use.
 type Farm struct {
 	clk   Clock
 	fake  FakeClock // non-nil when clk is a fake: waits then advance it

@@ -36,6 +36,17 @@ type Gap struct {
 	Want       time.Duration // minRest(Prev)
 }
 
+// Polite reports whether the audit found no overlap and no short gap: from
+// the server's side, one request at a time per address (R1.1) and every
+// rest as long as wanted (R2).
+func (r Report) Polite() bool { return r.Overlaps == 0 && len(r.ShortGaps) == 0 }
+
+// AtLeast is a minRest for Report that wants the same rest, d, after every
+// visit: AtLeast(3 * time.Second) checks the floor of R2.1.
+func AtLeast(d time.Duration) func(prev Visit) time.Duration {
+	return func(Visit) time.Duration { return d }
+}
+
 // Report checks the visits since the last Reset. minRest gives the rest
 // wanted after each visit (for example from its Crawl-delay or status);
 // nil means 0, which flags only overlapping pairs as short gaps.

@@ -10,7 +10,8 @@ import (
 
 // Resolver answers name lookups for the farm's hosts, so a crawler under
 // test can be pointed at the farm without touching real DNS. It has the
-// shape of net.Resolver.LookupNetIP. It is safe for concurrent use.
+// shape of net.Resolver.LookupNetIP, and so is a polite.Config.Resolver.
+// It is safe for concurrent use.
 type Resolver struct {
 	mu    sync.RWMutex
 	names map[string]netip.Addr // by canonical name

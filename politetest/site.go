@@ -26,7 +26,7 @@ type Site struct {
 	Pages map[string]Page
 	// TLS, when not NoTLS, serves the site over HTTPS too, on its
 	// address's TLS port (Farm.TLSPort, Farm.HTTPSURL), presenting this
-	// certificate to a handshake that names the site (tls.go).
+	// certificate to a handshake that names the site.
 	TLS Cert
 	// Default gives the page for paths not in Pages. Nil means the zero
 	// Page: a small 200 HTML page naming the host and path, with a few
