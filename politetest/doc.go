@@ -8,7 +8,8 @@
 // robots.txt, latency, slow, cut or endless bodies, redirects, challenge
 // pages, a sequence of answers to one path; AddTrapSite adds a site of
 // crawler traps. The farm's Resolver maps every name to its address, so a
-// crawler is pointed at the farm by its resolver alone. Its Audit records
+// crawler is pointed at the farm by its resolver alone (a plain net/http
+// client by the farm's DialContext). Its Audit records
 // every request as the server saw it, and the Audit's Report counts
 // overlaps (two requests at once on one address) and short gaps (a rest
 // shorter than wanted).

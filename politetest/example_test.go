@@ -2,35 +2,28 @@ package politetest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
-	"net"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
-// A farm of a few scripted hosts, a polite.Fetcher pointed at it, and the
+// A farm of three scripted hosts, a polite.Fetcher pointed at it, and the
 // audit of what the hosts saw. Each host is asked for its robots.txt and
 // one page, so the run takes one rest: about 3 s.
 func Example() {
-	farm := politetest.New(nil)
+	farm := politetest.New(nil) // in a test: politetest.Start(t, sites...)
 	defer farm.Close()
 	for _, s := range []politetest.Site{
 		{Name: "shop.test", Pages: map[string]politetest.Page{
 			politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /cart\n"),
 		}},
-		{Name: "news.test", Latency: 50 * time.Millisecond, Pages: map[string]politetest.Page{
-			"/today": {Body: []byte("<html><body><p>Nothing happened.</p></body></html>"),
-				Header: http.Header{"Content-Type": {"text/html"}}},
-		}},
-		{Name: "gone.test", Pages: map[string]politetest.Page{"/old": {Status: http.StatusGone}}},
+		{Name: "slow.test", Latency: 100 * time.Millisecond},
 		{Name: "closed.test", Pages: map[string]politetest.Page{"/": {Status: http.StatusForbidden}}},
 	} {
 		if _, err := farm.AddSite(s); err != nil {
@@ -48,46 +41,82 @@ func Example() {
 	}
 	defer f.Close()
 	ctx := context.Background()
-	for _, u := range []string{
-		farm.URL("shop.test", "/"), farm.URL("shop.test", "/cart"),
-		farm.URL("news.test", "/today"), farm.URL("gone.test", "/old"), farm.URL("closed.test", "/"),
-	} {
+	for _, u := range []string{farm.URL("shop.test", "/"), farm.URL("shop.test", "/cart"),
+		farm.URL("slow.test", "/"), farm.URL("closed.test", "/")} {
 		if err := f.Add(ctx, u); err != nil {
 			log.Fatal(err)
 		}
 	}
-	var lines []string
-	for r, err := range f.Results(ctx) {
+	for _, err := range f.Results(ctx) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		what := fmt.Sprint(r.Status)
-		switch {
-		case errors.Is(r.Err, polite.ErrDisallowed):
-			what = "disallowed"
-		case errors.Is(r.Err, polite.ErrRefused):
-			what = "refused"
-		}
-		lines = append(lines, politetest.ShortURL(r.URL)+" "+what)
-	}
-	slices.Sort(lines)
-	for _, l := range lines {
-		fmt.Println(l)
 	}
 
 	rep := farm.Audit().Report(politetest.AtLeast(3 * time.Second))
-	fmt.Println("requests:", rep.Requests, "addresses:", rep.Addresses)
-	fmt.Println("overlaps:", rep.Overlaps, "short gaps:", len(rep.ShortGaps), "polite:", rep.Polite())
-	fmt.Println("shop.test asked:", farm.Audit().Count("shop.test"))
+	fmt.Println(rep.Requests, "requests to", rep.Addresses, "addresses; polite:", rep.Polite())
+	for _, v := range farm.Audit().VisitsTo("shop.test") {
+		fmt.Println(v.Method, v.Host, v.Path)
+	}
 	// Output:
-	// closed.test/ refused
-	// gone.test/old 410
-	// news.test/today 200
-	// shop.test/ 200
-	// shop.test/cart disallowed
-	// requests: 8 addresses: 4
-	// overlaps: 0 short gaps: 0 polite: true
-	// shop.test asked: 2
+	// 6 requests to 3 addresses; polite: true
+	// GET shop.test /robots.txt
+	// GET shop.test /
+}
+
+// A Site scripts its answers by path: here a 503 with Retry-After, then
+// a page; a redirect; and an ETag that earns a 304. Any net/http client
+// reaches the farm through its DialContext.
+func ExampleSite() {
+	farm := politetest.New(nil)
+	defer farm.Close()
+	_, err := farm.AddSite(politetest.Site{Name: "a.test", Pages: map[string]politetest.Page{
+		"/busy": {Sequence: []politetest.Page{
+			{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"120"}}},
+			{Body: []byte("<p>now</p>")},
+		}},
+		"/old":  {Redirect: "/new", Status: http.StatusMovedPermanently},
+		"/same": {ETag: `"v1"`},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tr := &http.Transport{DialContext: farm.DialContext}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	ask := func(path, ifNoneMatch string) (*http.Response, string) {
+		req, err := http.NewRequest("GET", farm.URL("a.test", path), nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ifNoneMatch != "" {
+			req.Header.Set("If-None-Match", ifNoneMatch)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return resp, string(body)
+	}
+	resp, _ := ask("/busy", "")
+	fmt.Println(resp.StatusCode, "Retry-After:", resp.Header.Get("Retry-After"))
+	resp, body := ask("/busy", "")
+	fmt.Println(resp.StatusCode, body)
+	resp, _ = ask("/old", "")
+	fmt.Println(resp.StatusCode, "Location:", resp.Header.Get("Location"))
+	resp, _ = ask("/same", `"v1"`)
+	fmt.Println(resp.StatusCode, "ETag:", resp.Header.Get("ETag"))
+	// Output:
+	// 503 Retry-After: 120
+	// 200 <p>now</p>
+	// 301 Location: /new
+	// 304 ETag: "v1"
 }
 
 // The audit catches a client that is not polite: two requests to one
@@ -98,20 +127,7 @@ func ExampleAudit_Report() {
 	if _, err := farm.AddSite(politetest.Site{Name: "a.test"}); err != nil {
 		log.Fatal(err)
 	}
-	// Any client reaches the farm by dialling what its Resolver says.
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		ips, err := farm.Resolver().LookupNetIP(ctx, "ip4", host)
-		if err != nil {
-			return nil, err
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, net.JoinHostPort(ips[0].String(), port))
-	}
-	tr := &http.Transport{DialContext: dial}
+	tr := &http.Transport{DialContext: farm.DialContext}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
 	for _, path := range []string{"/1", "/2"} {

@@ -92,3 +92,26 @@ func hostOnly(hostport string) string {
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
 }
+
+// DialContext dials address ("host:port") at the address the farm's
+// resolver gives host, so any net/http client reaches the farm's sites:
+// &http.Transport{DialContext: farm.DialContext}.
+func (f *Farm) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	family := "ip"
+	switch network {
+	case "tcp4":
+		family = "ip4"
+	case "tcp6":
+		family = "ip6"
+	}
+	ips, err := f.res.LookupNetIP(ctx, family, host)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, net.JoinHostPort(ips[0].String(), port))
+}

@@ -1,7 +1,6 @@
 package politetest_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,22 +12,11 @@ import (
 	"github.com/politecrawler/polite/politetest"
 )
 
-// get fetches url from the farm with a plain client that dials what the
-// farm's resolver says, and returns the status.
+// get fetches url from the farm with a plain client that dials through
+// the farm, and returns the status.
 func get(t *testing.T, farm *politetest.Farm, url string) int {
 	t.Helper()
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		ips, err := farm.Resolver().LookupNetIP(ctx, "ip4", host)
-		if err != nil {
-			return nil, err
-		}
-		var d net.Dialer
-		return d.DialContext(ctx, network, net.JoinHostPort(ips[0].String(), port))
-	}}
+	tr := &http.Transport{DialContext: farm.DialContext}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Get(url)
 	if err != nil {
@@ -93,5 +81,14 @@ func TestPoliteAndAtLeast(t *testing.T) {
 	}
 	if got := politetest.AtLeast(3 * time.Second)(politetest.Visit{}); got != 3*time.Second {
 		t.Errorf("AtLeast(3s) = %v", got)
+	}
+}
+
+func TestDialContextRefusesAnUnknownName(t *testing.T) {
+	farm := politetest.Start(t)
+	_, err := farm.DialContext(t.Context(), "tcp", "nowhere.test:80")
+	var dnsErr *net.DNSError
+	if !errors.As(err, &dnsErr) || !dnsErr.IsNotFound {
+		t.Errorf("DialContext to an unknown name: %v, want a not-found *net.DNSError", err)
 	}
 }
