@@ -48,8 +48,9 @@ func AtLeast(d time.Duration) func(prev Visit) time.Duration {
 }
 
 // Report checks the visits since the last Reset. minRest gives the rest
-// wanted after each visit (for example from its Crawl-delay or status);
-// nil means 0, which flags only overlapping pairs as short gaps.
+// wanted after each visit (for example from its host's Crawl-delay, or the
+// status its path is scripted with); AtLeast wants one rest after every
+// visit; nil means 0, which flags only overlapping pairs as short gaps.
 func (a *Audit) Report(minRest func(prev Visit) time.Duration) Report {
 	return ReportOn(a.filter(func(*Visit) bool { return true }, false), minRest)
 }
