@@ -320,7 +320,7 @@ func printAudit(fm *politetest.Farm, made int) bool {
 		fmt.Printf("  %-11s  %-8d  %-9s  %s\n", a, count[a], gap, strings.Join(hosts[a], ", "))
 	}
 	fmt.Println()
-	return rep.Overlaps == 0 && len(rep.ShortGaps) == 0
+	return rep.Polite()
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3fs", d.Seconds()) }
