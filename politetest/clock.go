@@ -22,4 +22,5 @@ type FakeClock interface {
 // wallClock is the Clock of New(nil).
 type wallClock struct{}
 
+// Now returns time.Now().
 func (wallClock) Now() time.Time { return time.Now() }
