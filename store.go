@@ -182,13 +182,21 @@ func OpenStore(path string) (Store, error) {
 // the same fields, so each method is a conversion.
 type diskStore struct{ db *boltstore.DB }
 
+func pageOf(p boltstore.Page) StoredPage {
+	return StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched}
+}
+
+func robotsOf(r boltstore.Robots) StoredRobots {
+	return StoredRobots{Origin: r.Origin, Status: r.Status, Header: http.Header(r.Header), Body: r.Body, Fetched: r.Fetched}
+}
+
 func (s *diskStore) LoadPage(url string) (StoredPage, bool, error) {
 	p, ok, err := s.db.LoadPage(url)
-	return StoredPage(p), ok, storeError(err)
+	return pageOf(p), ok, storeError(err)
 }
 
 func (s *diskStore) SavePage(p StoredPage) error {
-	return storeError(s.db.SavePage(boltstore.Page(p)))
+	return storeError(s.db.SavePage(boltstore.Page{URL: p.URL, Status: p.Status, Header: p.Header, Body: p.Body, Fetched: p.Fetched}))
 }
 
 func (s *diskStore) PageHistory(url string) ([]StoredPage, error) {
@@ -198,18 +206,18 @@ func (s *diskStore) PageHistory(url string) ([]StoredPage, error) {
 	}
 	out := make([]StoredPage, len(ps))
 	for i, p := range ps {
-		out[i] = StoredPage(p)
+		out[i] = pageOf(p)
 	}
 	return out, nil
 }
 
 func (s *diskStore) LoadRobots(origin string) (StoredRobots, bool, error) {
 	r, ok, err := s.db.LoadRobots(origin)
-	return StoredRobots(r), ok, storeError(err)
+	return robotsOf(r), ok, storeError(err)
 }
 
 func (s *diskStore) SaveRobots(r StoredRobots) error {
-	return storeError(s.db.SaveRobots(boltstore.Robots(r)))
+	return storeError(s.db.SaveRobots(boltstore.Robots{Origin: r.Origin, Status: r.Status, Header: r.Header, Body: r.Body, Fetched: r.Fetched}))
 }
 
 func (s *diskStore) AddRefusal(r RefusalRecord) error {

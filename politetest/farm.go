@@ -15,7 +15,7 @@ import (
 )
 
 // ErrClosed is returned by methods that would add to a farm after Close.
-var ErrClosed = errors.New("farm: closed")
+var ErrClosed = errors.New("politetest: closed")
 
 // firstAddr is where NewAddr starts counting. It is well away from
 // 127.0.0.1 so that a test can map a name to 127.0.0.1 (MapName) without
@@ -158,7 +158,7 @@ func (f *Farm) ShareOneListener() error {
 	}
 	ln, err := net.Listen("tcp4", "0.0.0.0:0")
 	if err != nil {
-		return fmt.Errorf("farm: listen on all addresses: %w", err)
+		return fmt.Errorf("politetest: listen on all addresses: %w", err)
 	}
 	f.shared = &endpoint{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
 	f.serving.Add(1)
@@ -212,7 +212,7 @@ func (f *Farm) newAddrLocked() (netip.Addr, error) {
 	}
 	a := f.next
 	if !a.IsValid() {
-		return netip.Addr{}, errors.New("farm: loopback addresses exhausted")
+		return netip.Addr{}, errors.New("politetest: loopback addresses exhausted")
 	}
 	// Advance first so that a failed listen does not retry the same
 	// address forever.
@@ -223,7 +223,7 @@ func (f *Farm) newAddrLocked() (netip.Addr, error) {
 	}
 	ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 0).String())
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("farm: listen on %v: %w", a, err)
+		return netip.Addr{}, fmt.Errorf("politetest: listen on %v: %w", a, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	f.addrs[a] = &endpoint{ln: ln, port: port, sites: make(map[string]*Site)}

@@ -38,7 +38,7 @@ func (f *Farm) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer end()
 
 	if site == nil {
-		body := []byte("farm: no site " + strconv.Quote(host) + " on " + addr.String() + "\n")
+		body := []byte("politetest: no site " + strconv.Quote(host) + " on " + addr.String() + "\n")
 		h := w.Header()
 		h.Set("Content-Type", "text/plain; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -92,10 +92,10 @@ type Page struct {
 func (f *Farm) AddSite(s Site) (*Site, error) {
 	name := canonHost(s.Name)
 	if name == "" || strings.ContainsAny(name, ":/[] ") {
-		return nil, fmt.Errorf("farm: bad site name %q (want a host name without port)", s.Name)
+		return nil, fmt.Errorf("politetest: bad site name %q (want a host name without port)", s.Name)
 	}
 	if s.TLS < NoTLS || s.TLS > ExpiredCert {
-		return nil, fmt.Errorf("farm: site %q: unknown %v", s.Name, s.TLS)
+		return nil, fmt.Errorf("politetest: site %q: unknown %v", s.Name, s.TLS)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -103,7 +103,7 @@ func (f *Farm) AddSite(s Site) (*Site, error) {
 		return nil, ErrClosed
 	}
 	if _, dup := f.sites[name]; dup {
-		return nil, fmt.Errorf("farm: site %q already added", name)
+		return nil, fmt.Errorf("politetest: site %q already added", name)
 	}
 	if !s.Addr.IsValid() {
 		a, err := f.newAddrLocked()
@@ -115,7 +115,7 @@ func (f *Farm) AddSite(s Site) (*Site, error) {
 	s.Addr = s.Addr.Unmap()
 	ep := f.addrs[s.Addr]
 	if ep == nil {
-		return nil, errors.New("farm: address " + s.Addr.String() + " is not a farm address (use NewAddr, or MapName for a resolver-only name)")
+		return nil, errors.New("politetest: address " + s.Addr.String() + " is not a farm address (use NewAddr, or MapName for a resolver-only name)")
 	}
 	if s.TLS != NoTLS {
 		if err := f.serveTLSLocked(s.Addr, ep); err != nil {

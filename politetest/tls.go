@@ -114,7 +114,7 @@ func (f *Farm) serveTLSLocked(addr netip.Addr, ep *endpoint) error {
 		if f.sharedTLS == nil {
 			ln, err := net.Listen("tcp4", "0.0.0.0:0")
 			if err != nil {
-				return fmt.Errorf("farm: listen for TLS on all addresses: %w", err)
+				return fmt.Errorf("politetest: listen for TLS on all addresses: %w", err)
 			}
 			f.sharedTLS = &endpoint{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
 			f.serveLocked(tls.NewListener(farmOnly{ln, f}, f.tlsConfig()))
@@ -124,7 +124,7 @@ func (f *Farm) serveTLSLocked(addr netip.Addr, ep *endpoint) error {
 	}
 	ln, err := net.Listen("tcp", netip.AddrPortFrom(addr, 0).String())
 	if err != nil {
-		return fmt.Errorf("farm: listen for TLS on %v: %w", addr, err)
+		return fmt.Errorf("politetest: listen for TLS on %v: %w", addr, err)
 	}
 	ep.tlsLn, ep.tlsPort = ln, ln.Addr().(*net.TCPAddr).Port
 	f.serveLocked(tls.NewListener(ln, f.tlsConfig()))
@@ -171,7 +171,7 @@ func (f *Farm) certificate(hi *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	f.mu.RUnlock()
 	f.audit.hello(Hello{Addr: addr, ServerName: name, ALPN: append([]string(nil), hi.SupportedProtos...), Cert: kind})
 	if kind == NoTLS {
-		return nil, fmt.Errorf("farm: no TLS site %q on %v", name, addr)
+		return nil, fmt.Errorf("politetest: no TLS site %q on %v", name, addr)
 	}
 	return f.pki.leaf(name, kind)
 }
@@ -234,11 +234,11 @@ func newAuthority() *authority {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		panic("farm: making the CA: " + err.Error()) // a fixed, valid template
+		panic("politetest: making the CA: " + err.Error()) // a fixed, valid template
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		panic("farm: reading the CA: " + err.Error())
+		panic("politetest: reading the CA: " + err.Error())
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
@@ -276,15 +276,15 @@ func (p *pki) leaf(name string, kind Cert) (*tls.Certificate, error) {
 	case ExpiredCert:
 		tmpl.NotBefore, tmpl.NotAfter = now.Add(-48*time.Hour), now.Add(-time.Hour)
 	default:
-		return nil, errors.New("farm: unknown Cert " + kind.String())
+		return nil, errors.New("politetest: unknown Cert " + kind.String())
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &ca.leafKey.PublicKey, signer)
 	if err != nil {
-		return nil, fmt.Errorf("farm: making a %v for %q: %w", kind, name, err)
+		return nil, fmt.Errorf("politetest: making a %v for %q: %w", kind, name, err)
 	}
 	leaf, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, fmt.Errorf("farm: reading a %v for %q: %w", kind, name, err)
+		return nil, fmt.Errorf("politetest: reading a %v for %q: %w", kind, name, err)
 	}
 	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: ca.leafKey, Leaf: leaf}
 	p.leaves[id] = c
@@ -294,7 +294,7 @@ func (p *pki) leaf(name string, kind Cert) (*tls.Certificate, error) {
 func mustKey() *ecdsa.PrivateKey {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		panic("farm: generating a key: " + err.Error()) // crypto/rand does not fail
+		panic("politetest: generating a key: " + err.Error()) // crypto/rand does not fail
 	}
 	return key
 }
@@ -303,7 +303,7 @@ func mustKey() *ecdsa.PrivateKey {
 func serial() *big.Int {
 	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	if err != nil {
-		panic("farm: a serial number: " + err.Error())
+		panic("politetest: a serial number: " + err.Error())
 	}
 	return n
 }

@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"sync/atomic"
@@ -106,7 +105,7 @@ const maxValueSize = bbolt.MaxValueSize
 type Page struct {
 	URL     string
 	Status  int
-	Header  http.Header
+	Header  map[string][]string
 	Body    []byte
 	Fetched time.Time
 }
@@ -115,7 +114,7 @@ type Page struct {
 type Robots struct {
 	Origin  string
 	Status  int
-	Header  http.Header
+	Header  map[string][]string
 	Body    []byte
 	Fetched time.Time
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,7 +19,7 @@ func testPage(url string, i int, body []byte) Page {
 	return Page{
 		URL:     url,
 		Status:  200,
-		Header:  http.Header{"Etag": {fmt.Sprintf(`"%d"`, i)}, "Content-Type": {"text/html"}},
+		Header:  map[string][]string{"Etag": {fmt.Sprintf(`"%d"`, i)}, "Content-Type": {"text/html"}},
 		Body:    body,
 		Fetched: time.Date(2026, 1, 2, 3, 4, 5, i, time.UTC),
 	}
@@ -214,7 +213,7 @@ func TestStoreRecordsRoundTrip(t *testing.T) {
 	at := time.Date(2026, 5, 17, 14, 3, 7, 999_999_999, time.UTC)
 	pages := []pageRecord{
 		{},
-		{Status: 200, Header: http.Header{"A": {"1", "2"}, "B": nil, "C": {""}}, Fetched: at, BodyLen: 3, BodySum: [32]byte{1, 2, 3}},
+		{Status: 200, Header: map[string][]string{"A": {"1", "2"}, "B": nil, "C": {""}}, Fetched: at, BodyLen: 3, BodySum: [32]byte{1, 2, 3}},
 		{Status: -7, Fetched: time.Unix(-1<<40, 1).UTC()},
 	}
 	for _, p := range pages {
@@ -223,7 +222,7 @@ func TestStoreRecordsRoundTrip(t *testing.T) {
 			t.Errorf("page %+v → %+v, %v", p, got, err)
 		}
 	}
-	r := Robots{Origin: "https://x.example:443", Status: 200, Header: http.Header{"Etag": {"e"}}, Body: []byte("User-agent: *"), Fetched: at}
+	r := Robots{Origin: "https://x.example:443", Status: 200, Header: map[string][]string{"Etag": {"e"}}, Body: []byte("User-agent: *"), Fetched: at}
 	if got, err := decodeRobots(r.Origin, encodeRobots(r)); err != nil || !reflect.DeepEqual(got, r) {
 		t.Errorf("robots → %+v, %v", got, err)
 	}
@@ -253,8 +252,8 @@ func TestStoreRecordsRoundTrip(t *testing.T) {
 // that decodes the same.
 func FuzzStoreRecords(f *testing.F) {
 	at := time.Date(2026, 5, 17, 14, 3, 7, 1, time.UTC)
-	f.Add(encodePage(pageRecord{Status: 200, Header: http.Header{"A": {"1"}}, Fetched: at, BodyLen: 10}))
-	f.Add(encodeRobots(Robots{Status: 404, Body: []byte("x"), Header: http.Header{"B": nil}}))
+	f.Add(encodePage(pageRecord{Status: 200, Header: map[string][]string{"A": {"1"}}, Fetched: at, BodyLen: 10}))
+	f.Add(encodeRobots(Robots{Status: 404, Body: []byte("x"), Header: map[string][]string{"B": nil}}))
 	f.Add(encodeRefusal(Refusal{Host: "h", Kind: "refused", At: at}))
 	f.Add(encodeHost(Host{Stops: 2, CoolOffUntil: at}))
 	f.Add([]byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})

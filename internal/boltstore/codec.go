@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 )
@@ -42,7 +41,7 @@ func (e *encoder) time(t time.Time) {
 
 // header writes the fields in sorted key order, so that equal headers
 // encode to equal bytes.
-func (e *encoder) header(h http.Header) {
+func (e *encoder) header(h map[string][]string) {
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)
@@ -144,12 +143,12 @@ func (d *decoder) time() time.Time {
 
 // header decodes what encoder.header wrote; no fields decode as nil, a
 // field without values as a nil slice.
-func (d *decoder) header() http.Header {
+func (d *decoder) header() map[string][]string {
 	n := d.count(2) // a key and its value count take two bytes at least
 	if d.err != nil || n == 0 {
 		return nil
 	}
-	h := make(http.Header, n)
+	h := make(map[string][]string, n)
 	for range n {
 		k := d.string()
 		nv := d.count(1)
@@ -192,7 +191,7 @@ func (d *decoder) end() error {
 // body itself is in the bodies bucket under its SHA-256.
 type pageRecord struct {
 	Status  int
-	Header  http.Header
+	Header  map[string][]string
 	Fetched time.Time
 	BodyLen int
 	BodySum [32]byte // zero when BodyLen is 0
@@ -296,7 +295,7 @@ func decodeHost(host string, b []byte) (Host, error) {
 	return h, d.end()
 }
 
-func headerSize(h http.Header) int {
+func headerSize(h map[string][]string) int {
 	n := 0
 	for k, vs := range h {
 		n += len(k) + 4
