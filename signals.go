@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite/internal/sfv"
 )
 
 // Signal is one statement a site made about the use of a page (R7.1): what
@@ -373,14 +374,14 @@ func (r *Robots) beforeGroups(key, path string) []robotsRecord {
 // syntax error leaves every category unknown. Parameters are ignored; a
 // key given twice counts once, with its last value.
 func (s *Signals) contentUsage(source, v string) {
-	members, ok := parseSFDictionary(v)
+	members, ok := sfv.ParseDictionary(v)
 	if !ok {
 		s.Malformed = append(s.Malformed, source)
 		return
 	}
 	for _, m := range members {
-		if contentUsageKeys[m.key] && m.kind == sfToken && (m.token == "y" || m.token == "n") {
-			s.All = append(s.All, Signal{Source: source, Name: m.key, Value: m.token})
+		if contentUsageKeys[m.Key] && m.Kind == sfv.Token && (m.Token == "y" || m.Token == "n") {
+			s.All = append(s.All, Signal{Source: source, Name: m.Key, Value: m.Token})
 		}
 	}
 }
