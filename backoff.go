@@ -1,11 +1,203 @@
 package polite
 
 import (
+	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/politecrawler/polite/internal/challenge"
 )
+
+// What a response means (R3.5), and the waits that follow a failure
+// (R2.4–R2.5).
+
+// Kind is what a response means to a polite fetcher.
+type Kind uint8
+
+// The kinds of response, and what the fetcher does about each.
+const (
+	KindNone          Kind = iota // no response came: the request failed, or was never made
+	KindOK                        // content: keep it
+	KindNotModified               // 304: the stored copy is current (R6)
+	KindRedirect                  // 3xx with a Location: a new request, on its host's budget (R8.3)
+	KindNotFound                  // 404, 410 and other 4xx that are not refusals: no page here
+	KindRateLimited               // 429: the host limits the rate; wait Retry-After or back off (R2.4–R2.5)
+	KindServerFailure             // 5xx: back off; five in a row stop the host (R2.5, R3.2)
+	KindRefused                   // 402, 403 or a challenge page: stop the host for the run (R3.1)
+)
+
+var kindNames = [...]string{
+	KindNone:          "none",
+	KindOK:            "ok",
+	KindNotModified:   "not-modified",
+	KindRedirect:      "redirect",
+	KindNotFound:      "not-found",
+	KindRateLimited:   "rate-limited",
+	KindServerFailure: "server-failure",
+	KindRefused:       "refused",
+}
+
+var kindMeanings = [...]string{
+	KindNone:          "no response: the request failed before a status came, or was never made",
+	KindOK:            "content: the page is kept",
+	KindNotModified:   "not modified: the stored copy is still current",
+	KindRedirect:      "a redirect: the new URL is a new request, paced by its own host",
+	KindNotFound:      "no page here: nothing to retry",
+	KindRateLimited:   "the host limits the rate: the next request waits for Retry-After, or for a growing backoff with jitter",
+	KindServerFailure: "the server is failing: the next request waits for Retry-After, or for a growing backoff with jitter; five failures in a row stop the host",
+	KindRefused:       "the host refuses the crawler: it is stopped for the run, and nothing more is asked of it",
+}
+
+// Meaning says in a sentence what the fetcher does with a response of
+// this kind.
+func (k Kind) Meaning() string {
+	if int(k) < len(kindMeanings) {
+		return kindMeanings[k]
+	}
+	return ""
+}
+
+// String returns the kind's name, such as "rate-limited".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Verdict is what Classify makes of a response (R3.5). The zero Verdict,
+// of Kind KindNone, is that of no response at all: it never reads as ok.
+type Verdict struct {
+	Kind Kind
+	// RetryAfter is the wait the server asked for, when it sent a valid
+	// Retry-After; HasRetryAfter says whether it did. A date in the past
+	// or garbage counts as none (R2.4). Without one, a failure is followed
+	// by a growing backoff.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+	// Challenge is set when the response is a bot check or CAPTCHA page;
+	// Vendor names who served it when that is known.
+	Challenge bool
+	Vendor    string
+	// Evidence is what the verdict rests on: the status, a header, or a
+	// marker in the body.
+	Evidence string
+	// Note says what the fetcher does next, in a sentence; "" when there
+	// is nothing to add.
+	Note string
+}
+
+// Failure reports whether the verdict counts towards the failures in a row
+// that back a host off and, at five, stop it (R2.5, R3.2).
+func (v Verdict) Failure() bool {
+	return v.Kind == KindRateLimited || v.Kind == KindServerFailure
+}
+
+// String reads like "rate-limited, wait 2m0s from Retry-After, note none".
+func (v Verdict) String() string {
+	var b strings.Builder
+	b.WriteString(v.Kind.String())
+	switch {
+	case v.HasRetryAfter:
+		fmt.Fprintf(&b, ", wait %v from Retry-After", v.RetryAfter)
+	case v.Failure():
+		b.WriteString(", wait a growing backoff with jitter")
+	}
+	if v.Evidence != "" {
+		fmt.Fprintf(&b, ", evidence %s", v.Evidence)
+	}
+	note := v.Note
+	if note == "" {
+		note = "none"
+	}
+	fmt.Fprintf(&b, ", note %s", note)
+	return b.String()
+}
+
+// classifyPrefix is how much of a body Classify reads: challenge pages are
+// small, and their markers sit near the top.
+const classifyPrefix = 64 << 10
+
+// Classify says what a response means (R3.5): given its status, headers and
+// the start of its body, whether it is content, a redirect, a page that is
+// not there, a rate limit or server failure (and how long to wait), or a
+// refusal that stops the host: 402, 403, 999 (a bot block), or a challenge
+// page — a bot check or CAPTCHA interstitial, whatever its status. A normal
+// page that merely embeds a CAPTCHA in a form is content. A status outside
+// 200–599 is a server failure; a 3xx without a Location is no page.
+// Classify reads at most the first 64 KiB of body and never fails.
+func Classify(status int, header http.Header, body []byte) Verdict {
+	return classifyAt(status, header, body, time.Now())
+}
+
+func classifyAt(status int, header http.Header, body []byte, now time.Time) Verdict {
+	if header == nil {
+		header = http.Header{}
+	}
+	if len(body) > classifyPrefix {
+		body = body[:classifyPrefix]
+	}
+	if c, ok := challenge.Detect(status, header, body); ok {
+		return Verdict{Kind: KindRefused, Challenge: true, Vendor: c.Vendor, Evidence: c.Evidence,
+			Note: "a bot check or CAPTCHA: the host is stopped for the run; the fetcher never solves or evades one"}
+	}
+	v := Verdict{Evidence: "status " + strconv.Itoa(status)}
+	v.RetryAfter, v.HasRetryAfter = ParseRetryAfter(headerValue(header, keyRetryAfter), headerValue(header, keyDate), now)
+	if len(header[keyRetryAfter]) > 1 {
+		v.RetryAfter, v.HasRetryAfter = 0, false // several values: not the grammar
+	}
+	switch {
+	case status == http.StatusPaymentRequired:
+		v.Kind = KindRefused
+		v.Note = "payment required: the host is stopped for the run; the fetcher does not pay"
+		if p := header.Get("Crawler-Price"); p != "" {
+			v.Evidence += ", crawler-price: " + p
+		}
+	case status == http.StatusForbidden:
+		v.Kind = KindRefused
+		v.Note = "forbidden: the host is stopped for the run; no retry with another identity"
+	case status == statusBotBlock:
+		v.Kind = KindRefused
+		v.Note = "status 999, a known bot block: the host is stopped for the run"
+	case status < 200 || status > 599:
+		v.Kind = KindServerFailure
+		v.Note = "a status outside HTTP's classes: counted as a server failure"
+	case status == http.StatusTooManyRequests:
+		v.Kind = KindRateLimited
+	case status >= 500 && status <= 599:
+		v.Kind = KindServerFailure
+	case status == http.StatusNotModified:
+		v.Kind = KindNotModified
+	case isRedirect(status) && headerValue(header, keyLocation) != "":
+		v.Kind = KindRedirect
+	case isRedirect(status):
+		v.Kind = KindNotFound
+		v.Note = "a redirect without a Location: nothing to follow"
+	case status >= 300 && status <= 399:
+		// 300 offers a choice, 305 asks for a proxy (never used, R10.2),
+		// the others are unassigned: none is a redirect to follow.
+		v.Kind = KindNotFound
+		v.Note = "a 3xx that is not 301, 302, 303, 307 or 308: nothing is followed"
+	case status >= 400 && status <= 499:
+		v.Kind = KindNotFound
+		if status == http.StatusUnauthorized {
+			v.Note = "needs a login: the fetcher never logs in"
+		}
+	default:
+		v.Kind = KindOK
+	}
+	if !v.Failure() {
+		v.RetryAfter, v.HasRetryAfter = 0, false // only 429 and 5xx set the wait (R2.4)
+	}
+	return v
+}
+
+// statusBotBlock is the status some large sites answer crawlers with
+// instead of 403 (LinkedIn's 999): a refusal (R3.1).
+const statusBotBlock = 999
 
 // Bounds of R2.4–R2.5 that no option can loosen.
 const (

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/politecrawler/polite/internal/htmlpass"
 )
 
 // readResponse reads a saved response: status line, headers, blank line,
@@ -164,23 +162,6 @@ func TestVerdictPastRetryAfter(t *testing.T) {
 	v := Classify(503, http.Header{"Retry-After": {"Sun, 06 Nov 1994 08:49:37 GMT"}}, nil)
 	if got, want := v.String(), "server-failure, wait a growing backoff with jitter, evidence status 503, note none"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
-	}
-}
-
-// The text measure challenge detection uses (the HTML pass's): scripts,
-// styles, comments and markup do not count; white space runs count once.
-func TestChallengeTextMeasure(t *testing.T) {
-	cases := map[string]int{
-		"":                                      0,
-		"<p>hello  world</p>":                   11,
-		"<script>var a = '<p>x</p>';</script>x": 1,
-		"<STYLE>p{}</style><!-- c -->ab":        2,
-		"<script>never closed":                  0,
-	}
-	for in, want := range cases {
-		if got := htmlpass.TextLen([]byte(in)); got != want {
-			t.Errorf("TextLen(%q) = %d, want %d", in, got, want)
-		}
 	}
 }
 
