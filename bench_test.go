@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -149,7 +150,7 @@ func visitRates(visits []politetest.Visit) (rate, limit float64, lastFirst time.
 		var ideal time.Duration
 		for _, v := range vs[:len(vs)-1] {
 			d := v.End.Sub(v.Start)
-			ideal += d + restAfter(pacing{floor: MinRest, factor: MinDurationFactor}, outcome{duration: d}).Wait
+			ideal += d + restAfter(pacing.Policy{Floor: MinRest, Factor: MinDurationFactor}, pacing.Outcome{Duration: d}).Wait
 		}
 		n := float64(len(vs) - 1)
 		rate += n / vs[len(vs)-1].Start.Sub(vs[0].Start).Seconds()

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
@@ -206,7 +207,7 @@ type settings struct {
 	maxInFlight  int
 	maxUnread    int
 	retries      int
-	pacing       pacing
+	pacing       pacing.Policy
 	maxBody      int64
 	timeout      time.Duration
 	maxBackoff   time.Duration
@@ -233,7 +234,7 @@ func (c Config) settle() (settings, error) {
 		maxInFlight:  c.MaxInFlight,
 		maxUnread:    c.MaxUnread,
 		retries:      c.Retries,
-		pacing:       pacing{floor: c.MinRest, factor: c.DurationFactor},
+		pacing:       pacing.Policy{Floor: c.MinRest, Factor: c.DurationFactor},
 		maxBody:      c.MaxBodyBytes,
 		timeout:      c.Timeout,
 		maxBackoff:   c.MaxBackoff,
@@ -280,17 +281,17 @@ func (c Config) settle() (settings, error) {
 		s.logger.Warn("polite: Retries above the bound, lowered", "given", s.retries, "bound", DefaultRetries, "rule", "R11.3")
 		s.retries = DefaultRetries
 	}
-	if s.pacing.floor < MinRest {
-		if s.pacing.floor != 0 {
-			s.logger.Warn("polite: MinRest below the floor, raised", "given", s.pacing.floor, "floor", MinRest, "rule", "R2.1")
+	if s.pacing.Floor < MinRest {
+		if s.pacing.Floor != 0 {
+			s.logger.Warn("polite: MinRest below the floor, raised", "given", s.pacing.Floor, "floor", MinRest, "rule", "R2.1")
 		}
-		s.pacing.floor = MinRest
+		s.pacing.Floor = MinRest
 	}
-	if s.pacing.factor < MinDurationFactor {
-		if s.pacing.factor != 0 {
-			s.logger.Warn("polite: DurationFactor below the floor, raised", "given", s.pacing.factor, "floor", MinDurationFactor, "rule", "R2.2")
+	if s.pacing.Factor < MinDurationFactor {
+		if s.pacing.Factor != 0 {
+			s.logger.Warn("polite: DurationFactor below the floor, raised", "given", s.pacing.Factor, "floor", MinDurationFactor, "rule", "R2.2")
 		}
-		s.pacing.factor = MinDurationFactor
+		s.pacing.Factor = MinDurationFactor
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes

@@ -4,23 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/politecrawler/polite/internal/pacing"
 )
 
 // What the fetcher remembers of hosts across runs (R3.3, R2.6), through
 // the Store.
 
 // DefaultCoolOff is how long a host stopped by a refusal is left alone
-// across runs the first time; each further stop doubles it (R3.3).
-const DefaultCoolOff = 6 * time.Hour
+// across runs the first time, 6 h; each further stop doubles it (R3.3).
+const DefaultCoolOff = pacing.DefaultCoolOff
 
 // ErrCoolingOff: the host was stopped in an earlier run and its cool-off
 // has not ended (R3.3); the cause of the *StoppedError of its URLs.
 var ErrCoolingOff = errors.New("polite: host cooling off after an earlier stop")
-
-// coolOffAfter is the cool-off after the n-th stop: base, 2×base, 4×base…
-func coolOffAfter(n int, base time.Duration) time.Duration {
-	return scale(base, 1<<min(max(n-1, 0), 20))
-}
 
 // recallHost asks the Store what an earlier run learned of a new host,
 // before it is looked up; its URLs wait meanwhile, as for a lookup.
@@ -88,7 +85,7 @@ func (f *Fetcher) keepStop(r *stopRecord) error {
 	if lerr == nil {
 		hr.Host = r.host
 		hr.Stops++
-		hr.CoolOffUntil = r.at.Add(coolOffAfter(hr.Stops, f.set.coolOff))
+		hr.CoolOffUntil = r.at.Add(pacing.CoolOffAfter(hr.Stops, f.set.coolOff))
 		hr.LastReason = r.cause.Error()
 		lerr = st.SaveHost(hr)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/politecrawler/polite/internal/pacing"
 )
 
 // A lookup that fails for a moment (a DNS timeout, a server failure) makes
@@ -54,7 +56,7 @@ func (s *scheduler) lookupFailed(h *host, err error, now time.Time) bool {
 		return false
 	}
 	h.resolving = true
-	h.retryAt = now.Add(backoffAfter(h.lookupFailures, s.f.set.maxBackoff, s.hooks.rand()))
+	h.retryAt = now.Add(pacing.BackoffAfter(h.lookupFailures, s.f.set.maxBackoff, s.hooks.rand()))
 	heap.Push(&s.relookups, h)
 	return true
 }

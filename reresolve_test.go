@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -547,7 +548,7 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 			firstNew = v.Start
 		}
 	}
-	want := restAfter(pacing{floor: MinRest, factor: MinDurationFactor}, outcome{duration: slow.End.Sub(slow.Start)}).Wait
+	want := restAfter(pacing.Policy{Floor: MinRest, Factor: MinDurationFactor}, pacing.Outcome{Duration: slow.End.Sub(slow.Start)}).Wait
 	if gap := firstNew.Sub(slow.End); gap < want || want <= MinRest {
 		t.Errorf("first request at the new address %v after the slow response at the old one, want at least %v", gap, want)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -116,7 +117,7 @@ func drain(t *testing.T, f *Fetcher) []*Result {
 // a visit no longer than the client does, so this bound is safe.
 func restRule(floor time.Duration) func(politetest.Visit) time.Duration {
 	return func(prev politetest.Visit) time.Duration {
-		return restAfter(pacing{floor: floor, factor: MinDurationFactor}, outcome{duration: prev.End.Sub(prev.Start)}).Wait
+		return restAfter(pacing.Policy{Floor: floor, Factor: MinDurationFactor}, pacing.Outcome{Duration: prev.End.Sub(prev.Start)}).Wait
 	}
 }
 

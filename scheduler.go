@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
@@ -392,11 +393,11 @@ func (s *scheduler) attach(h *host, a netip.Addr) {
 	// Hosts sharing an address share its rest: the longest Crawl-delay
 	// among them applies to all, the more polite reading of R2.3.
 	b.crawlDelay = max(b.crawlDelay, h.crawlDelay)
-	floor := s.f.set.pacing.floor
+	floor := s.f.set.pacing.Floor
 	if h.policy.api {
 		floor = apiFloor
 	}
-	floor = scale(floor, h.floorFactor)
+	floor = pacing.Scale(floor, h.floorFactor)
 	if b.floor == 0 || floor > b.floor {
 		b.floor = floor
 	}
@@ -697,24 +698,24 @@ func (s *scheduler) completed(c *completion) {
 	}
 	untrusted := certificateFailure(c.err)
 	learned := t.robots != nil && s.learnRobots(t.robots, c)
-	o := outcome{duration: r.Duration, crawlDelay: b.crawlDelay,
-		retryAfter: r.Verdict.RetryAfter, hasRetry: r.Verdict.HasRetryAfter}
+	o := pacing.Outcome{Duration: r.Duration, CrawlDelay: b.crawlDelay,
+		RetryAfter: r.Verdict.RetryAfter, HasRetry: r.Verdict.HasRetryAfter}
 	switch {
 	case failed:
 		h.failures++
-		if !o.hasRetry {
-			o.backoff = backoffAfter(h.failures, s.f.set.maxBackoff, s.hooks.rand())
+		if !o.HasRetry {
+			o.Backoff = pacing.BackoffAfter(h.failures, s.f.set.maxBackoff, s.hooks.rand())
 		}
 	case c.status != 0:
 		h.failures = 0
 	}
-	if o.retryAfter > s.f.set.horizon {
+	if o.RetryAfter > s.f.set.horizon {
 		// Keep the budget's rest within the horizon; the park itself
 		// keeps every URL away until the server's time.
-		b.parkedUntil = c.end.Add(o.retryAfter)
-		o.retryAfter = s.f.set.horizon
+		b.parkedUntil = c.end.Add(o.RetryAfter)
+		o.RetryAfter = s.f.set.horizon
 	}
-	r.Rest = restAfter(pacing{floor: b.floor, factor: s.f.set.pacing.factor}, o)
+	r.Rest = restAfter(pacing.Policy{Floor: b.floor, Factor: s.f.set.pacing.Factor}, o)
 	b.nextAt = c.end.Add(r.Rest.Wait)
 
 	if r.Err == nil {
