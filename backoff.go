@@ -14,19 +14,19 @@ import (
 // What a response means (R3.5), and the waits that follow a failure
 // (R2.4–R2.5).
 
-// Kind is what a response means to a polite fetcher.
-type Kind uint8
+// ResponseKind is what a response means to a polite fetcher.
+type ResponseKind uint8
 
 // The kinds of response, and what the fetcher does about each.
 const (
-	KindNone          Kind = iota // no response came: the request failed, or was never made
-	KindOK                        // content: keep it
-	KindNotModified               // 304: the stored copy is current (R6)
-	KindRedirect                  // 3xx with a Location: a new request, on its host's budget (R8.3)
-	KindNotFound                  // 404, 410 and other 4xx that are not refusals: no page here
-	KindRateLimited               // 429: the host limits the rate; wait Retry-After or back off (R2.4–R2.5)
-	KindServerFailure             // 5xx: back off; five in a row stop the host (R2.5, R3.2)
-	KindRefused                   // 402, 403 or a challenge page: stop the host for the run (R3.1)
+	KindNone          ResponseKind = iota // no response came: the request failed, or was never made
+	KindOK                                // content: keep it
+	KindNotModified                       // 304: the stored copy is current (R6)
+	KindRedirect                          // 3xx with a Location: a new request, on its host's budget (R8.3)
+	KindNotFound                          // 404, 410 and other 4xx that are not refusals: no page here
+	KindRateLimited                       // 429: the host limits the rate; wait Retry-After or back off (R2.4–R2.5)
+	KindServerFailure                     // 5xx: back off; five in a row stop the host (R2.5, R3.2)
+	KindRefused                           // 402, 403 or a challenge page: stop the host for the run (R3.1)
 )
 
 var kindNames = [...]string{
@@ -53,7 +53,7 @@ var kindMeanings = [...]string{
 
 // Meaning says in a sentence what the fetcher does with a response of
 // this kind.
-func (k Kind) Meaning() string {
+func (k ResponseKind) Meaning() string {
 	if int(k) < len(kindMeanings) {
 		return kindMeanings[k]
 	}
@@ -61,17 +61,17 @@ func (k Kind) Meaning() string {
 }
 
 // String returns the kind's name, such as "rate-limited".
-func (k Kind) String() string {
+func (k ResponseKind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
+	return fmt.Sprintf("ResponseKind(%d)", uint8(k))
 }
 
 // Verdict is what Classify makes of a response (R3.5). The zero Verdict,
 // of Kind KindNone, is that of no response at all: it never reads as ok.
 type Verdict struct {
-	Kind Kind
+	Kind ResponseKind
 	// RetryAfter is the wait the server asked for, when it sent a valid
 	// Retry-After; HasRetryAfter says whether it did. A date in the past
 	// or garbage counts as none (R2.4). Without one, a failure is followed

@@ -35,7 +35,7 @@ func readResponse(t testing.TB, path string) (int, http.Header, []byte) {
 // vendor serves, and two ordinary pages that embed a CAPTCHA widget.
 func TestClassifySavedResponses(t *testing.T) {
 	want := map[string]struct {
-		kind      Kind
+		kind      ResponseKind
 		challenge bool
 		vendor    string
 		wait      time.Duration
@@ -88,7 +88,7 @@ func TestClassifyStatuses(t *testing.T) {
 		status int
 		header http.Header
 		body   []byte
-		kind   Kind
+		kind   ResponseKind
 		wait   time.Duration
 		has    bool
 	}{

@@ -34,13 +34,13 @@ type TrapError struct {
 // TrapKind names a kind of crawler trap (R9); Stats.Traps counts by it.
 type TrapKind string
 
-// The traps a URL is dropped for.
+// The traps a URL is dropped for: the names of internal/urltrap's kinds.
 const (
-	TrapCalendar          TrapKind = TrapKind(urltrap.Calendar)          // a date far from today in the path or query
-	TrapSessionID         TrapKind = TrapKind(urltrap.SessionID)         // a session id in the URL
-	TrapRepeatingSegments TrapKind = TrapKind(urltrap.RepeatingSegments) // a path whose segments repeat
-	TrapTooDeep           TrapKind = TrapKind(urltrap.TooDeep)           // more path segments than a site has
-	TrapRepeatedContent   TrapKind = TrapKind(urltrap.RepeatedContent)   // a URL pattern whose pages serve one content
+	TrapCalendar          TrapKind = "calendar"           // a date far from today in the path or query
+	TrapSessionID         TrapKind = "session-id"         // a session id in the URL
+	TrapRepeatingSegments TrapKind = "repeating-segments" // a path whose segments repeat
+	TrapTooDeep           TrapKind = "too-deep"           // more path segments than a site has
+	TrapRepeatedContent   TrapKind = "repeated-content"   // a URL pattern whose pages serve one content
 )
 
 func (e *TrapError) Error() string {
