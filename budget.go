@@ -7,7 +7,7 @@ import (
 
 // budget is one server address: its queue and when it may be asked again.
 type budget struct {
-	addr   netip.Addr // set when made, never changed: the dialler reads it (withPin)
+	addr   netip.Addr // set when made, never changed: the address dialled (dialAddr)
 	queue  []*task
 	head   int
 	busy   bool      // a request is in flight

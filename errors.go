@@ -1,6 +1,10 @@
 package polite
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/politecrawler/polite/internal/netguard"
+)
 
 // Errors a Result (or Add) can carry. Each is matched with errors.Is; the
 // error itself says more (the URL, the address, the underlying cause).
@@ -19,7 +23,7 @@ var (
 	// ErrPrivateAddress: the host is, or resolves to, a loopback, private,
 	// link-local, multicast or unspecified address, and the Config does
 	// not allow private networks (R10.1).
-	ErrPrivateAddress = errors.New("polite: address not allowed")
+	ErrPrivateAddress = netguard.ErrPrivateAddress
 
 	// ErrUnresolved: the host name could not be resolved.
 	ErrUnresolved = errors.New("polite: host not resolved")

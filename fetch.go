@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite/internal/netguard"
 )
 
 // fetch makes one GET request for a task on its budget's pinned address
@@ -37,11 +38,11 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool, r
 // reads (and for any robots.txt answer that is not 2xx) is classifyPrefix.
 func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool, rc *requestContexts) *completion {
 	c := &completion{task: t, budget: b}
-	ctx := withPin(rc.begin(), b)
+	ctx := rc.begin()
 	defer rc.end()
 	var reused *bool
 	if b.conn.kept {
-		ctx, reused = traceReuse(ctx)
+		ctx, reused = netguard.TraceReuse(ctx)
 	}
 	b.conn.kept = false // until this response is read whole
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url(), nil)
@@ -51,6 +52,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool,
 		c.err = fmt.Errorf("%w: %v", ErrInvalidURL, err)
 		return c
 	}
+	req = req.WithContext(netguard.WithAddr(ctx, dialAddr(b.addr, req.URL)))
 	maxBody := f.set.maxBody
 	if t.robots != nil {
 		maxBody = MaxRobotsBytes // the rest is not read (R5.2)

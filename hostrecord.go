@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawler/polite/internal/netguard"
 	"github.com/politecrawler/polite/internal/pacing"
 )
 
@@ -42,7 +43,7 @@ func (s *scheduler) hostRecalled(h *host, a *storeAnswer) {
 			h.floorFactor = 1 << min(rec.Stops, 10) // 2× after the first cool-off, 4× after the second…
 		}
 	}
-	switch a, literal := literalAddr(h.name); {
+	switch a, literal := netguard.LiteralAddr(h.name); {
 	case h.stopped != nil:
 		h.resolving = false
 		s.endWaiting(h, &StoppedError{Host: h.name, Cause: h.stopped})

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/netguard"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
@@ -113,7 +114,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		cancel:         cancel,
 		dispatched:     make(chan struct{}),
 	}
-	f.transport.Store(newTransport(set.allowPrivate, set.rootCAs))
+	f.transport.Store(netguard.NewTransport(set.allowPrivate, set.rootCAs))
 	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.from(), set.types.accept)
 	f.sched = newScheduler(f, hk)
 	f.results = newResultQueue(f.sched.poke)
@@ -257,15 +258,15 @@ func (f *Fetcher) release() {
 // closes the idle connections of the old one. Requests in flight on it
 // end there. It is called with the scheduler's lock held.
 func (f *Fetcher) freshTransport() {
-	old := f.transport.Swap(newTransport(f.set.allowPrivate, f.set.rootCAs))
+	old := f.transport.Swap(netguard.NewTransport(f.set.allowPrivate, f.set.rootCAs))
 	old.CloseIdleConnections()
 	now := f.clk.Now()
 	// A transport retired long enough ago has nothing left: its last
 	// request ended within MaxTimeout, and the connection it put back
-	// closed itself after idleConnTimeout.
+	// closed itself after netguard.IdleConnTimeout.
 	kept := f.retired[:0]
 	for _, r := range f.retired {
-		if now.Sub(r.at) > MaxTimeout+idleConnTimeout {
+		if now.Sub(r.at) > MaxTimeout+netguard.IdleConnTimeout {
 			r.t.CloseIdleConnections()
 			continue
 		}
@@ -328,7 +329,7 @@ func (f *Fetcher) resolve(h *host, lc *requestContexts) *resolution {
 	var usable []netip.Addr
 	for _, a := range addrs {
 		a = a.Unmap()
-		if err := checkAddress(a, f.set.allowPrivate); err != nil {
+		if err := netguard.CheckAddress(a, f.set.allowPrivate); err != nil {
 			refused = err
 			continue
 		}
@@ -377,8 +378,8 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 		}
 	}
 	given := strings.ToLower(u.Hostname())
-	if a, ok := literalAddr(given); ok {
-		if err := checkAddress(a, allowPrivate); err != nil {
+	if a, ok := netguard.LiteralAddr(given); ok {
+		if err := netguard.CheckAddress(a, allowPrivate); err != nil {
 			return "", "", fmt.Errorf("%s: %w", raw, err)
 		}
 	}
@@ -396,8 +397,8 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 	if name != given {
 		// A spelling that becomes an address only once normalised
 		// ("10.0.0.1.", fullwidth digits) is judged as that address.
-		if a, ok := literalAddr(name); ok {
-			if err := checkAddress(a, allowPrivate); err != nil {
+		if a, ok := netguard.LiteralAddr(name); ok {
+			if err := netguard.CheckAddress(a, allowPrivate); err != nil {
 				return "", "", fmt.Errorf("%s: %w", raw, err)
 			}
 		}

@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite/internal/netguard"
 	"github.com/politecrawler/polite/politetest"
 )
 
-// A connection's read buffer (readBufferSize) is smaller than a response
+// A connection's read buffer (netguard.ReadBufferSize) is smaller than a response
 // can be: a header line many times its size, and a body sent chunked, are
 // read whole.
 func TestResponseLongerThanReadBuffer(t *testing.T) {
 	r := newRig(t)
-	long := strings.Repeat("a", 8*readBufferSize)
-	body := []byte("<html><body>" + strings.Repeat("x", 20*readBufferSize) + "</body></html>")
+	long := strings.Repeat("a", 8*netguard.ReadBufferSize)
+	body := []byte("<html><body>" + strings.Repeat("x", 20*netguard.ReadBufferSize) + "</body></html>")
 	h := r.site(politetest.Site{Name: "long.test", Default: func(string) politetest.Page {
 		// BodyDelay makes the farm flush half the body before the rest,
 		// without a Content-Length: the body is sent chunked.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/netguard"
 	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
@@ -359,7 +360,7 @@ func (s *scheduler) admit(t *task, name string) {
 	if h == nil {
 		h = &host{name: name, policy: s.f.set.policyFor(name), floorFactor: 1}
 		s.hosts[name] = h
-		switch a, literal := literalAddr(name); {
+		switch a, literal := netguard.LiteralAddr(name); {
 		case s.f.set.hosts != nil: // what an earlier run learned comes first
 			s.recallHost(h)
 		case literal:

@@ -1,15 +1,20 @@
-package polite
+package netguard
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
 )
 
-// literalAddr is netip.ParseAddr for a URL's host name, without the error
+// ErrPrivateAddress is the guard's refusal of an address a crawler must
+// not dial by default (R10.1); the root re-exports it for errors.Is.
+var ErrPrivateAddress = errors.New("polite: address not allowed")
+
+// LiteralAddr is netip.ParseAddr for a URL's host name, without the error
 // it would make for every name that is not an address: only a name of
 // digits and dots, or one with a colon, can be one.
-func literalAddr(name string) (netip.Addr, bool) {
+func LiteralAddr(name string) (netip.Addr, bool) {
 	if !strings.Contains(name, ":") && strings.Trim(name, "0123456789.") != "" {
 		return netip.Addr{}, false
 	}
@@ -54,11 +59,11 @@ type v4Field struct {
 	invert bool
 }
 
-// checkAddress returns an ErrPrivateAddress error for an address the
+// CheckAddress returns an ErrPrivateAddress error for an address the
 // fetcher may not dial unless the caller allowed private networks. An
 // IPv6 address that embeds an IPv4 address is refused when the embedded
 // one would be.
-func checkAddress(a netip.Addr, allowPrivate bool) error {
+func CheckAddress(a netip.Addr, allowPrivate bool) error {
 	a = a.Unmap()
 	if !a.IsValid() {
 		return fmt.Errorf("%w: invalid address", ErrPrivateAddress)

@@ -1,4 +1,4 @@
-package polite
+package netguard
 
 import (
 	"context"
@@ -6,24 +6,17 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-
-	"github.com/politecrawler/polite/politetest"
 )
 
 // R10.2: on Linux a connect is bounded by the socket's SYN retries, with
 // no timer per dial. The socket of a real connection to the farm says
 // how many it has.
 func TestConnectIsBoundedBySynRetries(t *testing.T) {
-	r := newRig(t)
-	h := r.site(politetest.Site{Name: "syn.test"})
-	addrs, err := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := newTransport(true, nil)
+	farm, ap := farmSite(t, "syn.test")
+	tr := NewTransport(true, nil)
 	defer tr.CloseIdleConnections()
-	ctx := withPin(context.Background(), &budget{addr: addrs[0]})
-	conn, err := tr.DialContext(ctx, "tcp", net.JoinHostPort(h, strconv.Itoa(r.farm.Port(addrs[0]))))
+	ctx := WithAddr(context.Background(), ap)
+	conn, err := tr.DialContext(ctx, "tcp", net.JoinHostPort("syn.test", strconv.Itoa(farm.Port(ap.Addr()))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package polite
+package netguard
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package polite
+package netguard
 
 import (
 	"encoding/binary"
@@ -16,15 +16,15 @@ func TestCheckAddress(t *testing.T) {
 	}
 	for _, s := range refused {
 		a := netip.MustParseAddr(s)
-		if err := checkAddress(a, false); !errors.Is(err, ErrPrivateAddress) {
+		if err := CheckAddress(a, false); !errors.Is(err, ErrPrivateAddress) {
 			t.Errorf("%s: %v, want ErrPrivateAddress", s, err)
 		}
-		if err := checkAddress(a, true); err != nil {
+		if err := CheckAddress(a, true); err != nil {
 			t.Errorf("%s with AllowPrivateNetworks: %v", s, err)
 		}
 	}
 	for _, s := range []string{"93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"} {
-		if err := checkAddress(netip.MustParseAddr(s), false); err != nil {
+		if err := CheckAddress(netip.MustParseAddr(s), false); err != nil {
 			t.Errorf("%s: %v, want allowed", s, err)
 		}
 	}
@@ -56,11 +56,11 @@ func TestCheckAddressEmbeddedIPv4(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := netip.MustParseAddr(c.addr)
-		err := checkAddress(a, false)
+		err := CheckAddress(a, false)
 		if c.refused != errors.Is(err, ErrPrivateAddress) {
 			t.Errorf("%s (%s): %v, want refused %v", c.name, c.addr, err, c.refused)
 		}
-		if err := checkAddress(a, true); err != nil {
+		if err := CheckAddress(a, true); err != nil {
 			t.Errorf("%s (%s) with AllowPrivateNetworks: %v", c.name, c.addr, err)
 		}
 	}
@@ -91,7 +91,7 @@ func FuzzEmbeddedIPv4(f *testing.F) {
 	public := netip.MustParseAddr("65.54.227.120")
 	f.Fuzz(func(t *testing.T, raw uint32) {
 		v := netip.AddrFrom4([4]byte(binary.BigEndian.AppendUint32(nil, raw)))
-		want := checkAddress(v, false) == nil
+		want := CheckAddress(v, false) == nil
 		for _, a := range []netip.Addr{
 			embed4("64:ff9b::", 12, v, false), // NAT64
 			embed4("2002::1", 2, v, false),    // 6to4
@@ -99,60 +99,14 @@ func FuzzEmbeddedIPv4(f *testing.F) {
 			embed4(embed4("2001::8000:63bf:0:0", 4, public, false).String(), 12, v, true), // Teredo client
 			embed4(embed4("2001::8000:63bf:0:0", 12, public, true).String(), 4, v, false), // Teredo server
 		} {
-			if got := checkAddress(a, false) == nil; got != want {
+			if got := CheckAddress(a, false) == nil; got != want {
 				t.Errorf("%v embeds %v: allowed %v, but %v itself: allowed %v", a, v, got, v, want)
 			}
 		}
 	})
 }
 
-// R10.2 and R8.2: what Add turns away before anything is queued.
-func TestCheckURL(t *testing.T) {
-	cases := []struct {
-		url  string
-		want error
-	}{
-		{"ftp://example.org/file", ErrUnsupportedScheme},
-		{"file:///etc/passwd", ErrUnsupportedScheme},
-		{"javascript:alert(1)", ErrUnsupportedScheme},
-		{"http://%zz", ErrInvalidURL},
-		{"/relative/path", ErrInvalidURL},
-		{"http:opaque", ErrInvalidURL},
-		{"http://", ErrInvalidURL},
-		{"http://user:pass@example.org/", ErrInvalidURL},
-		{"http://example.org:99999/", ErrInvalidURL},
-		{"http://example.org/" + string(make([]byte, MaxURLLength)), ErrInvalidURL},
-		{"http://169.254.169.254/latest/meta-data/", ErrPrivateAddress},
-		{"http://10.0.0.1/", ErrPrivateAddress},
-		{"http://[::1]:8080/", ErrPrivateAddress},
-		{"http://10.0.0.1/?q=%zz", ErrPrivateAddress}, // the address is judged first, as before
-		// Spellings that are an address once normalised (R1.1, R10.1).
-		{"http://10.0.0.1./", ErrPrivateAddress},
-		{"http://\uff11\uff10.\uff10.\uff10.\uff11/", ErrPrivateAddress},
-		{"http://xn--zz.example/", ErrInvalidURL}, // not an A-label
-	}
-	for _, c := range cases {
-		if _, _, err := checkURL(c.url, false); !errors.Is(err, c.want) {
-			t.Errorf("checkURL(%.60q) = %v, want %v", c.url, err, c.want)
-		}
-	}
-	// R1.1: the host key is read off the normalised URL, the one requested.
-	for _, c := range []struct{ url, target, name string }{
-		{"HTTPS://Example.ORG:8443/a?b#c", "https://example.org:8443/a?b", "example.org"},
-		{"https://Example.ORG.:443/a", "https://example.org/a", "example.org"},
-		{"http://REFUSER.test.:8080/b", "http://refuser.test:8080/b", "refuser.test"},
-		{"http://Bücher.Example./", "http://xn--bcher-kva.example/", "xn--bcher-kva.example"},
-		{"http://xn--BCHER-kva.example/", "http://xn--bcher-kva.example/", "xn--bcher-kva.example"},
-		{"http://[2606:4700:4700:0:0:0:0:1111]:80/", "http://[2606:4700:4700::1111]/", "2606:4700:4700::1111"},
-	} {
-		target, name, err := checkURL(c.url, false)
-		if err != nil || target != c.target || name != c.name {
-			t.Errorf("checkURL(%q) = %q, %q, %v; want %q, %q", c.url, target, name, err, c.target, c.name)
-		}
-	}
-}
-
-// literalAddr answers as netip.ParseAddr does, for every host name.
+// LiteralAddr answers as netip.ParseAddr does, for every host name.
 func FuzzLiteralAddr(f *testing.F) {
 	for _, s := range []string{"", "example.com", "b00001.test", "127.0.0.1", "1.2.3", "1.2.3.4.5",
 		"::1", "::ffff:1.2.3.4", "fe80::1%eth0", "%eth0", "1example.com", "0x7f.0.0.1", "01.2.3.4",
@@ -161,9 +115,9 @@ func FuzzLiteralAddr(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		want, err := netip.ParseAddr(name)
-		got, ok := literalAddr(name)
+		got, ok := LiteralAddr(name)
 		if ok != (err == nil) || got != want {
-			t.Fatalf("literalAddr(%q) = %v, %v; netip.ParseAddr: %v, %v", name, got, ok, want, err)
+			t.Fatalf("LiteralAddr(%q) = %v, %v; netip.ParseAddr: %v, %v", name, got, ok, want, err)
 		}
 	})
 }
