@@ -17,8 +17,8 @@ import (
 // and reads the body within the caps. It never follows a redirect itself.
 // A page is stored before the request is reported, so a delivered Result
 // is a stored page.
-func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool, rc *requestContexts) *completion {
-	c := f.request(t, b, tr, loadCopy, rc)
+func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool) *completion {
+	c := f.request(t, b, tr, loadCopy)
 	if c.status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
@@ -36,10 +36,10 @@ func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool, r
 // request makes the request and reads the response: a body within its
 // cap, which for an answer that is not 2xx and not of a type the caller
 // reads (and for any robots.txt answer that is not 2xx) is classifyPrefix.
-func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool, rc *requestContexts) *completion {
+func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool) *completion {
 	c := &completion{task: t, budget: b}
-	ctx := rc.begin()
-	defer rc.end()
+	ctx, cancel := requestContext(f.ctx, f.set.timeout)
+	defer cancel()
 	var reused *bool
 	if b.conn.kept {
 		ctx, reused = netguard.TraceReuse(ctx)

@@ -287,16 +287,12 @@ type retiredTransport struct {
 // without going back to the dispatcher.
 func (f *Fetcher) work() {
 	defer f.workers.Done()
-	rc := newRequestContexts(f.ctx, f.set.timeout)
-	defer rc.close()
-	lc := newLookupContexts(f.ctx, f.sched.hooks.lookupTimeout)
-	defer lc.close()
 	for j := range f.sched.jobs {
 		for more := true; more; {
 			if j.resolve != nil {
-				j, more = f.sched.report(f.resolve(j.resolve, lc), nil)
+				j, more = f.sched.report(f.resolve(j.resolve), nil)
 			} else {
-				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, j.loadCopy, rc))
+				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, j.loadCopy))
 			}
 		}
 	}
@@ -306,21 +302,20 @@ func (f *Fetcher) work() {
 const resolveTimeout = 15 * time.Second
 
 // resolve looks a host up and picks the address its budget is keyed on:
-// the first one the fetcher may dial (R1.1, R10.1). lc is the worker's
-// lookup contexts: the lookup's clock starts here and stops when the
-// resolver answers.
-func (f *Fetcher) resolve(h *host, lc *requestContexts) *resolution {
-	ctx := lc.begin()
+// the first one the fetcher may dial (R1.1, R10.1), within the lookup's
+// time (R10.2).
+func (f *Fetcher) resolve(h *host) *resolution {
+	ctx, cancel := lookupContext(f.ctx, f.sched.hooks.lookupTimeout)
 	addrs, err := f.set.resolver.LookupNetIP(ctx, "ip", h.name)
-	lc.end()
+	cancel()
 	if err != nil {
 		if f.ctx.Err() != nil {
 			return &resolution{host: h, err: fmt.Errorf("%w: resolving %s: %w", ErrClosed, h.name, err)}
 		}
-		if te, ok := timedOut(ctx); ok && errors.Is(err, context.Canceled) {
+		if te, ok := timedOut(ctx); ok && errors.Is(err, context.DeadlineExceeded) {
 			// The resolver gave up because the lookup's time ran out: said
-			// as a deadline would be, a timeout. An answer of its own (no
-			// such host) that came as the timer fired stays what it is.
+			// with the bound that ran out. An answer of its own (no such
+			// host) that came as the deadline passed stays what it is.
 			err = te
 		}
 		return &resolution{host: h, err: fmt.Errorf("%w: %s: %w", ErrUnresolved, h.name, err)}
