@@ -2,61 +2,37 @@ package polite
 
 import "net/http"
 
-// requestHeaders are the headers requests carry, made once per Fetcher:
-// the honest User-Agent, marked when robots.txt is not read (R4, R5.6),
-// From when a contact address is configured (R4.2), and Accept. There is
-// one map for each kind of request, shared by every request of that kind
-// and never written after it is made (net/http only reads a request's
-// headers); a conditional request adds its validators to a copy.
+// requestHeaders are what a request says of the fetcher: the honest
+// User-Agent, marked when robots.txt is not read (R4, R5.6), From when a
+// contact address is configured (R4.2), and Accept (R8.1).
 type requestHeaders struct {
-	// byKind is indexed by headerKind(unrestricted, robots).
-	byKind [4]http.Header
+	ua, uaUnrestricted, from, accept string
 }
 
 func newRequestHeaders(ua, uaUnrestricted, from, accept string) requestHeaders {
-	var h requestHeaders
-	for _, unrestricted := range []bool{false, true} {
-		for _, robots := range []bool{false, true} {
-			m := http.Header{"User-Agent": {ua}, "Accept": {accept}}
-			if unrestricted {
-				m["User-Agent"] = []string{uaUnrestricted}
-			}
-			if robots {
-				m["Accept"] = []string{"text/plain"}
-			}
-			if from != "" {
-				m["From"] = []string{from}
-			}
-			h.byKind[headerKind(unrestricted, robots)] = m
-		}
-	}
-	return h
+	return requestHeaders{ua: ua, uaUnrestricted: uaUnrestricted, from: from, accept: accept}
 }
 
-func headerKind(unrestricted, robots bool) int {
-	k := 0
+// of returns a fresh header map for one request of the kind given, with
+// a conditional request's validators when either is set (R6.1). Each
+// request has its own map, so nothing of one request reaches the next.
+func (h *requestHeaders) of(unrestricted, robots bool, ifNoneMatch, ifModifiedSince string) http.Header {
+	ua, accept := h.ua, h.accept
 	if unrestricted {
-		k |= 1
+		ua = h.uaUnrestricted
 	}
 	if robots {
-		k |= 2
+		accept = "text/plain"
 	}
-	return k
-}
-
-// of returns the headers of a request of the kind given, and of a
-// conditional one, with its validators, when either is set (R6.1).
-func (h *requestHeaders) of(unrestricted, robots bool, ifNoneMatch, ifModifiedSince string) http.Header {
-	m := h.byKind[headerKind(unrestricted, robots)]
-	if ifNoneMatch == "" && ifModifiedSince == "" {
-		return m
+	m := http.Header{"User-Agent": {ua}, "Accept": {accept}}
+	if h.from != "" {
+		m.Set("From", h.from)
 	}
-	m = m.Clone()
 	if ifNoneMatch != "" {
-		m["If-None-Match"] = []string{ifNoneMatch}
+		m.Set("If-None-Match", ifNoneMatch)
 	}
 	if ifModifiedSince != "" {
-		m["If-Modified-Since"] = []string{ifModifiedSince}
+		m.Set("If-Modified-Since", ifModifiedSince)
 	}
 	return m
 }

@@ -32,8 +32,8 @@ func TestHeaderValueIsGet(t *testing.T) {
 }
 
 // R4, R6.1, R8.2: each kind of request gets its headers, and a conditional
-// request's validators go on a copy: the maps shared by every request of a
-// kind never carry one request's validators to the next.
+// request's validators stay its own: they never reach the next request of
+// its kind.
 func TestRequestHeadersOfEachKind(t *testing.T) {
 	h := newRequestHeaders("UA", "UA-unrestricted", "ops@example.org", "text/html")
 	check := func(got http.Header, unrestricted, robots bool, etag, modified string) {
@@ -65,6 +65,10 @@ func TestRequestHeadersOfEachKind(t *testing.T) {
 			check(h.of(unrestricted, robots, "", ""), unrestricted, robots, "", "")
 		}
 	}
+	// A request's map is its own: what is written into one is not in the next.
+	first := h.of(false, false, "", "")
+	first["If-None-Match"] = []string{`"v3"`}
+	check(h.of(false, false, "", ""), false, false, "", "")
 	// Without a contact address, no From at all (R4.2).
 	plain := newRequestHeaders("UA", "UA-unrestricted", "", "text/html")
 	if got := plain.of(false, false, `"v1"`, ""); len(got["From"]) != 0 || got.Get("If-None-Match") != `"v1"` {
