@@ -1,14 +1,15 @@
 package polite
 
 import (
-	"strings"
 	"time"
+
+	"github.com/politecrawler/polite/internal/robotstxt"
 )
 
 // MaxRobotsBytes is how much of a robots.txt body is parsed: 500 KiB, the
 // least RFC 9309 (section 2.5) lets a crawler read. A longer body is cut at
 // the last line end within the limit, so no rule is read in part (R5.2).
-const MaxRobotsBytes = 500 << 10
+const MaxRobotsBytes = robotstxt.MaxBytes
 
 // Robots is a parsed robots.txt file (RFC 9309, R5.1). Its lines are read
 // once, in order, into records (key, value, line number); User-agent records
@@ -50,15 +51,7 @@ const MaxRobotsBytes = 500 << 10
 // 2.2.2 requires ("/%7Efoo" and "/~foo" are one path), and non-ASCII octets
 // in the URL are percent-encoded as they are in the patterns.
 type Robots struct {
-	records  []robotsRecord
-	groups   []robotsGroup
-	byAgent  map[string][]int // lower-case product token → its groups, in file order
-	global   []int            // the groups naming "*", in file order
-	sitemaps []string
-	// signalLines is set when some record is a Content-Signal or
-	// Content-Usage line: most files have none, and their pages skip the
-	// search for one.
-	signalLines bool
+	f *robotstxt.File // nil for noRobots
 }
 
 // Decision is the reasoning behind one answer of Robots.Decide: the verdict,
@@ -79,39 +72,6 @@ type Decision struct {
 	Group []string
 }
 
-// robotsRecord is one line of robots.txt that holds a key and a value. The
-// records are the one reading of the file: the matcher groups them, and a
-// reader of other lines (content signals, R7.1) walks them too.
-type robotsRecord struct {
-	line  int    // 1-based line number
-	key   string // lower-case; the canonical spelling for known keys
-	value string // as written, trimmed of white space and comment
-}
-
-// Known record keys, in their canonical spelling.
-const (
-	keyUserAgent  = "user-agent"
-	keyAllow      = "allow"
-	keyDisallow   = "disallow"
-	keySitemap    = "sitemap"
-	keyCrawlDelay = "crawl-delay"
-)
-
-// The keys of the content-signal lines read for R7.1, as records hold
-// them (lower-case).
-const (
-	recordContentSignal = "content-signal"
-	recordContentUsage  = "content-usage"
-)
-
-// robotsGroup is a run of User-agent records and the records that follow
-// them up to the next group (RFC 9309 section 2.1).
-type robotsGroup struct {
-	first, end int      // records[first:end] belong to the group
-	agents     []string // the User-agent values as written
-	rules      []robotsRule
-}
-
 // ParseRobots reads a robots.txt body. It never fails: lines it cannot read
 // are skipped and the rest is used, as RFC 9309 section 2.3.1.5 asks, and a
 // nil or empty body gives a Robots that allows everything. Only the first
@@ -120,68 +80,13 @@ func ParseRobots(body []byte) *Robots {
 	if len(body) == 0 {
 		return noRobots
 	}
-	r := &Robots{records: tokenizeRobots(body), byAgent: map[string][]int{}}
-	r.group()
-	return r
+	return &Robots{f: robotstxt.Parse(body)}
 }
 
 // noRobots is what an empty robots.txt, or none, says: every URL is
 // allowed. A Robots never changes once parsed, so one serves every origin
 // without a file (each 4xx answer, R5.2).
 var noRobots = &Robots{}
-
-// group divides the records into groups (RFC 9309 section 2.1): a
-// User-agent record after a rule starts a new group; rules before the
-// first User-agent belong to none and are ignored; Crawl-delay, Sitemap
-// and unknown records neither start nor end a group.
-func (r *Robots) group() {
-	cur := -1 // the group being read; -1 before the first User-agent
-	sawRule := false
-	for i, rec := range r.records {
-		switch rec.key {
-		case keyUserAgent:
-			if cur < 0 || sawRule {
-				if cur >= 0 {
-					r.groups[cur].end = i
-				}
-				r.groups = append(r.groups, robotsGroup{first: i})
-				cur, sawRule = len(r.groups)-1, false
-			}
-			r.groups[cur].agents = append(r.groups[cur].agents, rec.value)
-			switch tok := agentToken(rec.value); {
-			case tok == "*":
-				r.global = appendGroupOnce(r.global, cur)
-			case tok != "":
-				tok = strings.ToLower(tok)
-				r.byAgent[tok] = appendGroupOnce(r.byAgent[tok], cur)
-			}
-		case keyAllow, keyDisallow:
-			if cur < 0 {
-				continue // before any User-agent: no group (RFC 9309 2.2.2)
-			}
-			sawRule = true
-			r.groups[cur].rules = append(r.groups[cur].rules, newRobotsRule(rec))
-		case keySitemap:
-			if rec.value != "" {
-				r.sitemaps = append(r.sitemaps, rec.value)
-			}
-		case recordContentSignal, recordContentUsage:
-			r.signalLines = true
-		}
-	}
-	if cur >= 0 {
-		r.groups[cur].end = len(r.records)
-	}
-}
-
-// appendGroupOnce appends i unless it is already last: one group may name the
-// same agent twice.
-func appendGroupOnce(s []int, i int) []int {
-	if len(s) > 0 && s[len(s)-1] == i {
-		return s
-	}
-	return append(s, i)
-}
 
 // Allowed reports whether the crawler whose product token is agent may fetch
 // url (R5.1). url is an absolute URL or a path with an optional query, in
@@ -190,56 +95,13 @@ func appendGroupOnce(s []int, i int) []int {
 // (anything after the token, as in "PoliteCrawler/0.1", is ignored). A nil
 // *Robots allows everything.
 func (r *Robots) Allowed(agent, url string) bool {
-	allowed, _, _ := r.decide(agent, url)
-	return allowed
+	return r.file().Allowed(agent, url)
 }
 
 // Decide is Allowed with its reasons: the rule that decided, its line and
 // the group it came from (see Decision).
 func (r *Robots) Decide(agent, url string) Decision {
-	allowed, best, gs := r.decide(agent, url)
-	d := Decision{Allowed: allowed}
-	if gs != nil {
-		d.Group = r.agentsOf(gs)
-	}
-	if best != nil {
-		d.Pattern, d.Line = best.written, best.line
-		d.Rule = keyDisallow
-		if best.allow {
-			d.Rule = keyAllow
-		}
-	}
-	return d
-}
-
-// decide returns the verdict, the rule that gave it (nil when none matched)
-// and the groups that applied (nil when none did, or for /robots.txt).
-func (r *Robots) decide(agent, url string) (allowed bool, best *robotsRule, gs []int) {
-	if r == nil {
-		return true, nil, nil
-	}
-	path, pathOnly := requestPath(url)
-	if pathOnly == "/robots.txt" {
-		return true, nil, nil // implicitly allowed (RFC 9309 section 2.2.2)
-	}
-	gs = r.groupsFor(agent)
-	bestLen := -1
-	for _, gi := range gs {
-		rules := r.groups[gi].rules
-		for i := range rules {
-			if rules[i].maxLen() < bestLen {
-				continue // cannot win, matching or not
-			}
-			n := rules[i].match(path)
-			if n > bestLen || n == bestLen && n >= 0 && rules[i].allow && !best.allow {
-				best, bestLen = &rules[i], n
-			}
-		}
-	}
-	if best == nil {
-		return true, nil, gs
-	}
-	return best.allow, best, gs
+	return Decision(r.file().Decide(agent, url))
 }
 
 // CrawlDelay is the Crawl-delay of the group that applies to agent, 0 if it
@@ -248,85 +110,20 @@ func (r *Robots) decide(agent, url string) (allowed bool, best *robotsRule, gs [
 // are ignored. When the merged groups give several values, the longest is
 // taken: the stricter reading of the site's wish (R2.3).
 func (r *Robots) CrawlDelay(agent string) time.Duration {
-	var d time.Duration
-	if r == nil {
-		return 0
-	}
-	for _, gi := range r.groupsFor(agent) {
-		g := r.groups[gi]
-		for _, rec := range r.records[g.first:g.end] {
-			if rec.key != keyCrawlDelay {
-				continue
-			}
-			if v, ok := parseCrawlDelay(rec.value); ok && v > d {
-				d = v
-			}
-		}
-	}
-	return d
+	return r.file().CrawlDelay(agent)
 }
 
 // Sitemaps lists the values of all Sitemap lines in file order. Sitemap
 // lines belong to no group, so the list is the same for every agent (R5.4).
 func (r *Robots) Sitemaps() []string {
-	if r == nil || len(r.sitemaps) == 0 {
-		return nil
-	}
-	return append([]string(nil), r.sitemaps...)
+	return r.file().Sitemaps()
 }
 
-// groupRecords returns, in file order, every record of the groups that apply
-// to agent: their User-agent lines, rules, Crawl-delay and unknown lines
-// such as Content-Signal and Content-Usage (R7.1). Sitemap records are left
-// out: they belong to no group.
-func (r *Robots) groupRecords(agent string) []robotsRecord {
+// file is the parsed file behind r; nil, which allows everything, for the
+// nil *Robots and for noRobots.
+func (r *Robots) file() *robotstxt.File {
 	if r == nil {
 		return nil
 	}
-	var out []robotsRecord
-	for _, gi := range r.groupsFor(agent) {
-		g := r.groups[gi]
-		for _, rec := range r.records[g.first:g.end] {
-			if rec.key != keySitemap {
-				out = append(out, rec)
-			}
-		}
-	}
-	return out
-}
-
-// groupsFor returns the groups whose rules agent obeys: those naming its
-// product token, else those naming "*" (RFC 9309 section 2.2.1). A group of
-// our own is never combined with "*".
-func (r *Robots) groupsFor(agent string) []int {
-	if tok := agentToken(agent); tok != "" && tok != "*" {
-		var buf [64]byte
-		key := append(buf[:0], tok...)
-		for i, c := range key {
-			if 'A' <= c && c <= 'Z' {
-				key[i] = c + 'a' - 'A'
-			}
-		}
-		if gs := r.byAgent[string(key)]; gs != nil { // no allocation: Go looks up []byte keys in place
-			return gs
-		}
-	}
-	return r.global
-}
-
-// agentsOf lists the User-agent values of groups gs, each once.
-func (r *Robots) agentsOf(gs []int) []string {
-	var out []string
-	for _, gi := range gs {
-	next:
-		for _, a := range r.groups[gi].agents {
-			for _, seen := range out {
-				if strings.EqualFold(seen, a) {
-					continue next
-				}
-			}
-			out = append(out, a)
-		}
-	}
-	return out
+	return r.f
 }

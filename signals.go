@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite/internal/robotstxt"
 	"github.com/politecrawler/polite/internal/sfv"
 )
 
@@ -248,7 +249,7 @@ var (
 // product token ("PoliteCrawler").
 func readSignals(rules *Robots, agent, pageURL string, header http.Header, page htmlpass.Page) Signals {
 	var s Signals
-	token := agentToken(agent)
+	token := robotstxt.AgentToken(agent)
 	s.robotsTxt(rules, agent, pageURL)
 
 	if vs := header[keyContentUsage]; len(vs) > 0 {
@@ -286,86 +287,24 @@ func readSignals(rules *Robots, agent, pageURL string, header http.Header, page 
 // most-restrictive. Content-Signal lines before any group belong to none;
 // their refusals are honoured anyway, grants ignored.
 func (s *Signals) robotsTxt(rules *Robots, agent, pageURL string) {
-	if rules == nil || !rules.signalLines {
+	file := rules.file()
+	if !file.HasSignalLines() {
 		return
 	}
-	path, _ := requestPath(pageURL)
-	for _, rec := range rules.beforeGroups(recordContentSignal, path) {
-		_, prefs := splitSignalPath(rec.value)
-		s.contentSignal("robots.txt line "+strconv.Itoa(rec.line)+" (before any group)", prefs, true)
+	path, _ := robotstxt.RequestPath(pageURL)
+	for _, rec := range file.BeforeGroups(robotstxt.KeyContentSignal, path) {
+		_, prefs := rec.Scope()
+		s.contentSignal("robots.txt line "+strconv.Itoa(rec.Line)+" (before any group)", prefs, true)
 	}
-	group := rules.groupRecords(agent)
-	lines := mergeByLine(longestMatching(group, recordContentSignal, path), longestMatching(group, recordContentUsage, path))
-	for _, rec := range lines {
-		_, prefs := splitSignalPath(rec.value)
-		src := "robots.txt line " + strconv.Itoa(rec.line)
-		if rec.key == recordContentUsage {
+	for _, rec := range file.Scoped(agent, path, robotstxt.KeyContentSignal, robotstxt.KeyContentUsage) {
+		_, prefs := rec.Scope()
+		src := "robots.txt line " + strconv.Itoa(rec.Line)
+		if rec.Key == robotstxt.KeyContentUsage {
 			s.contentUsage(src, prefs)
 		} else {
 			s.contentSignal(src, prefs, false)
 		}
 	}
-}
-
-// longestMatching returns the records of kind key whose path matches path
-// with the longest canonical pattern, in file order.
-func longestMatching(recs []robotsRecord, key, path string) []robotsRecord {
-	best := -1
-	var out []robotsRecord
-	for _, rec := range recs {
-		if rec.key != key {
-			continue
-		}
-		n := signalPathMatch(rec, path)
-		switch {
-		case n < 0 || n < best:
-			continue
-		case n > best:
-			best, out = n, out[:0]
-		}
-		out = append(out, rec)
-	}
-	return out
-}
-
-// signalPathMatch matches the path of a Content-Signal or Content-Usage
-// line against path, with the matcher of Allow and Disallow: it returns the
-// length of the matching pattern, or -1.
-func signalPathMatch(rec robotsRecord, path string) int {
-	pattern, _ := splitSignalPath(rec.value)
-	if pattern == "" {
-		pattern = "/"
-	}
-	rule := newRobotsRule(robotsRecord{key: rec.key, value: pattern, line: rec.line})
-	return rule.match(path)
-}
-
-// mergeByLine merges two lists in file order.
-func mergeByLine(a, b []robotsRecord) []robotsRecord {
-	out := make([]robotsRecord, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0].line <= b[0].line {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
-
-// beforeGroups returns the records of kind key before the first
-// User-agent line whose path matches path.
-func (r *Robots) beforeGroups(key, path string) []robotsRecord {
-	var out []robotsRecord
-	for _, rec := range r.records {
-		if rec.key == keyUserAgent {
-			break
-		}
-		if rec.key == key && signalPathMatch(rec, path) >= 0 {
-			out = append(out, rec)
-		}
-	}
-	return out
 }
 
 // contentUsage reads an AIPREF statement: an RFC 9651 Dictionary whose

@@ -6,21 +6,6 @@ import "strings"
 // what they mean. reference/content-signals.md has the syntax; the RFC 9651
 // Dictionaries of Content-Usage are internal/sfv's.
 
-// splitSignalPath splits a robots.txt Content-Usage or Content-Signal value
-// into its path and its preferences: a value that starts with '/' has a
-// path up to the first SP or HTAB; otherwise the path is "" and the whole
-// value is the preference.
-func splitSignalPath(v string) (path, prefs string) {
-	if !strings.HasPrefix(v, "/") {
-		return "", v
-	}
-	end := strings.IndexAny(v, " \t")
-	if end < 0 {
-		return v, ""
-	}
-	return v[:end], strings.TrimLeft(v[end:], " \t")
-}
-
 // contentSignalPairs reads a Cloudflare Content-Signal value,
 // "search=yes, ai-input=no": comma-separated key=value pairs, spaces
 // optional. Keys and values are returned in lower case, as written

@@ -449,9 +449,9 @@ func TestSignalsGroupScope(t *testing.T) {
 		}
 	}
 
-	// testdata/robots/signals.txt: "*" refuses AI input; our group only
+	// The robots sample signals.txt: "*" refuses AI input; our group only
 	// opts /blog/ out of training.
-	body, err := os.ReadFile("testdata/robots/signals.txt")
+	body, err := os.ReadFile("internal/robotstxt/testdata/robots/signals.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 // The textbook's example file (seed 002), checked as a person would read it.
 func TestCheckSeed002(t *testing.T) {
-	body, err := os.ReadFile("../../testdata/robots/seed002.txt")
+	body, err := os.ReadFile("../../internal/robotstxt/testdata/robots/seed002.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

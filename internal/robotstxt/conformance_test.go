@@ -1,13 +1,13 @@
-package polite
+package robotstxt
 
 import (
 	"strings"
 	"testing"
 )
 
-// robotsCase is one question put to a robots.txt: may agent fetch url? Each
+// conformanceCase is one question put to a robots.txt: may agent fetch url? Each
 // names where the expected answer comes from and the rule it checks.
-type robotsCase struct {
+type conformanceCase struct {
 	source string // where the answer comes from
 	rule   string // the rule checked (SPEC rule id and what it says)
 	robots string
@@ -19,7 +19,7 @@ type robotsCase struct {
 // Files used by several cases.
 const (
 	// Seed 002's example file, with its five-row table of paths.
-	robotsSeed002 = "User-agent: *\n" +
+	seed002 = "User-agent: *\n" +
 		"Disallow: /private/\n" +
 		"Disallow: /confidential/\n" +
 		"Disallow: /other/\n" +
@@ -31,7 +31,7 @@ const (
 		"Sitemap: http://mysite.com/sitemap.xml.gz\n"
 
 	// RFC 9309 section 5.1, "Simple Example".
-	robotsRFCSimple = "User-Agent: *\n" +
+	rfcSimple = "User-Agent: *\n" +
 		"Disallow: *.gif$\n" +
 		"Disallow: /example/\n" +
 		"Allow: /publications/\n" +
@@ -48,7 +48,7 @@ const (
 		"User-Agent: quxbot\n"
 
 	// Google's robots_test.cc, ID_LineSyntax_Groups.
-	robotsGoogleGroups = "allow: /foo/bar/\n" +
+	googleGroups = "allow: /foo/bar/\n" +
 		"\n" +
 		"user-agent: FooBot\n" +
 		"disallow: /\n" +
@@ -65,43 +65,43 @@ const (
 		"allow: /z/\n" +
 		"disallow: /\n"
 
-	robotsGoogleIndex = "User-Agent: *\n" +
+	googleIndex = "User-Agent: *\n" +
 		"Allow: /allowed-slash/index.html\n" +
 		"Disallow: /\n"
 )
 
-// robotsConformance is the conformance table: seed 002's table, RFC 9309's
+// conformance is the conformance table: seed 002's table, RFC 9309's
 // examples and MUSTs, a case for each of the twelve faults of temoto/robotstxt
 // v1.1.2 listed in the project's robots notes (each a case it answers
 // wrongly and we must answer rightly), and Google's reference tests for the
 // behaviour we share with Google's parser.
-var robotsConformance = []robotsCase{
+var conformance = []conformanceCase{
 	// Seed 002: the textbook's table, row by row, and its FavoredCrawler.
-	{"seed 002 table row 1", "R5.1 no rule matches: allowed", robotsSeed002, "PoliteCrawler", "/index.html", true},
-	{"seed 002 table row 2", "R5.1 Disallow: /private/ matches", robotsSeed002, "PoliteCrawler", "/private/a.html", false},
-	{"seed 002 table row 3", "R5.1 Disallow: /other/ matches", robotsSeed002, "PoliteCrawler", "/other/b.html", false},
-	{"seed 002 table row 4", "R5.1 longest match: Allow: /other/public/ (14) beats Disallow: /other/ (7)", robotsSeed002, "PoliteCrawler", "/other/public/c.html", true},
-	{"seed 002 table row 5", "R5.1 patterns are prefixes as characters: /other/ does not match /otherwise.html", robotsSeed002, "PoliteCrawler", "/otherwise.html", true},
-	{"seed 002 FavoredCrawler", "R5.1 own group, empty Disallow forbids nothing", robotsSeed002, "FavoredCrawler", "/private/a.html", true},
-	{"seed 002 FavoredCrawler", "R5.1 own group never combined with *", robotsSeed002, "favoredcrawler", "/other/b.html", true},
+	{"seed 002 table row 1", "R5.1 no rule matches: allowed", seed002, "PoliteCrawler", "/index.html", true},
+	{"seed 002 table row 2", "R5.1 Disallow: /private/ matches", seed002, "PoliteCrawler", "/private/a.html", false},
+	{"seed 002 table row 3", "R5.1 Disallow: /other/ matches", seed002, "PoliteCrawler", "/other/b.html", false},
+	{"seed 002 table row 4", "R5.1 longest match: Allow: /other/public/ (14) beats Disallow: /other/ (7)", seed002, "PoliteCrawler", "/other/public/c.html", true},
+	{"seed 002 table row 5", "R5.1 patterns are prefixes as characters: /other/ does not match /otherwise.html", seed002, "PoliteCrawler", "/otherwise.html", true},
+	{"seed 002 FavoredCrawler", "R5.1 own group, empty Disallow forbids nothing", seed002, "FavoredCrawler", "/private/a.html", true},
+	{"seed 002 FavoredCrawler", "R5.1 own group never combined with *", seed002, "favoredcrawler", "/other/b.html", true},
 	{"seed 002 Python pitfall 1", "R5.1 longest match, not first match", "User-agent: *\nAllow: /a/\nDisallow: /a/b/\n", "PoliteCrawler", "/a/b/x", false},
 	{"seed 002 Python pitfall 2", "R5.1 * wildcard", "User-agent: *\nDisallow: /*.pdf\n", "PoliteCrawler", "/docs/report.pdf", false},
 	{"seed 002 Python pitfall 3", "R5.1 groups naming the same agent merge", "User-agent: PoliteCrawler\nDisallow: /a\n\nUser-agent: *\nDisallow: /c\n\nUser-agent: PoliteCrawler\nDisallow: /b\n", "PoliteCrawler", "/b", false},
 
 	// RFC 9309 section 5.1, the simple example.
-	{"RFC 9309 5.1", "R5.1 * group: Allow /publications/", robotsRFCSimple, "PoliteCrawler", "/publications/paper.html", true},
-	{"RFC 9309 5.1", "R5.1 * group: Disallow /example/", robotsRFCSimple, "PoliteCrawler", "/example/page.html", false},
-	{"RFC 9309 5.1", "R5.1 *.gif$ matches any .gif, slashes included", robotsRFCSimple, "PoliteCrawler", "/images/a/b.gif", false},
-	{"RFC 9309 5.1", "R5.1 $ anchors: .gif with a query is not at the end", robotsRFCSimple, "PoliteCrawler", "/images/b.gif?size=2", true},
-	{"RFC 9309 5.1", "R5.1 longest match: /publications/ (14) beats *.gif$ (6)", robotsRFCSimple, "PoliteCrawler", "/publications/fig.gif", true},
-	{"RFC 9309 5.1", "R5.1 foobot: Allow /example/page.html beats Disallow /", robotsRFCSimple, "foobot", "/example/page.html", true},
-	{"RFC 9309 5.1", "R5.1 foobot: Allow /example/allowed.gif", robotsRFCSimple, "FooBot", "/example/allowed.gif", true},
-	{"RFC 9309 5.1", "R5.1 foobot: Disallow:/ without a space", robotsRFCSimple, "foobot", "/", false},
-	{"RFC 9309 5.1", "R5.1 foobot: everything else disallowed", robotsRFCSimple, "foobot", "/example/other.html", false},
-	{"RFC 9309 5.1", "R5.1 barbot shares a group with bazbot", robotsRFCSimple, "barbot", "/example/page.html", false},
-	{"RFC 9309 5.1", "R5.1 bazbot shares a group with barbot", robotsRFCSimple, "bazbot", "/example/page.html", false},
-	{"RFC 9309 5.1", "R5.1 bazbot's own group does not take *'s rules", robotsRFCSimple, "bazbot", "/example/other.html", true},
-	{"RFC 9309 5.1", "R5.1 quxbot: empty group at the end allows all", robotsRFCSimple, "quxbot", "/example/page.html", true},
+	{"RFC 9309 5.1", "R5.1 * group: Allow /publications/", rfcSimple, "PoliteCrawler", "/publications/paper.html", true},
+	{"RFC 9309 5.1", "R5.1 * group: Disallow /example/", rfcSimple, "PoliteCrawler", "/example/page.html", false},
+	{"RFC 9309 5.1", "R5.1 *.gif$ matches any .gif, slashes included", rfcSimple, "PoliteCrawler", "/images/a/b.gif", false},
+	{"RFC 9309 5.1", "R5.1 $ anchors: .gif with a query is not at the end", rfcSimple, "PoliteCrawler", "/images/b.gif?size=2", true},
+	{"RFC 9309 5.1", "R5.1 longest match: /publications/ (14) beats *.gif$ (6)", rfcSimple, "PoliteCrawler", "/publications/fig.gif", true},
+	{"RFC 9309 5.1", "R5.1 foobot: Allow /example/page.html beats Disallow /", rfcSimple, "foobot", "/example/page.html", true},
+	{"RFC 9309 5.1", "R5.1 foobot: Allow /example/allowed.gif", rfcSimple, "FooBot", "/example/allowed.gif", true},
+	{"RFC 9309 5.1", "R5.1 foobot: Disallow:/ without a space", rfcSimple, "foobot", "/", false},
+	{"RFC 9309 5.1", "R5.1 foobot: everything else disallowed", rfcSimple, "foobot", "/example/other.html", false},
+	{"RFC 9309 5.1", "R5.1 barbot shares a group with bazbot", rfcSimple, "barbot", "/example/page.html", false},
+	{"RFC 9309 5.1", "R5.1 bazbot shares a group with barbot", rfcSimple, "bazbot", "/example/page.html", false},
+	{"RFC 9309 5.1", "R5.1 bazbot's own group does not take *'s rules", rfcSimple, "bazbot", "/example/other.html", true},
+	{"RFC 9309 5.1", "R5.1 quxbot: empty group at the end allows all", rfcSimple, "quxbot", "/example/page.html", true},
 
 	// RFC 9309 section 5.2, longest match.
 	{"RFC 9309 5.2", "R5.1 longest match wins", "User-Agent: foobot\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n", "foobot", "/example/page/disallowed.gif", false},
@@ -185,10 +185,10 @@ var robotsConformance = []robotsCase{
 	{"temoto fault 12", "Google typo diasllow", "User-agent: *\ndiasllow: /x\n", "PoliteCrawler", "/x", false},
 	{"temoto fault 12", "Google typo disallaw", "User-agent: *\ndisallaw: /x\n", "PoliteCrawler", "/x", false},
 	{"temoto fault 12", "Google: a key that begins with a known one", "User-agent: *\nDisallowed: /x\n", "PoliteCrawler", "/x", false},
-	{"temoto fault 12", "Google /index.html: its directory allowed", robotsGoogleIndex, "PoliteCrawler", "/allowed-slash/", true},
-	{"Google GoogleOnly_IndexHTMLisDirectory", "Google /index.html: the page itself allowed", robotsGoogleIndex, "PoliteCrawler", "/allowed-slash/index.html", true},
-	{"Google GoogleOnly_IndexHTMLisDirectory", "Google /index.html: not other pages of the directory", robotsGoogleIndex, "PoliteCrawler", "/allowed-slash/other", false},
-	{"Google GoogleOnly_IndexHTMLisDirectory", "Google /index.html: not index.htm", robotsGoogleIndex, "PoliteCrawler", "/allowed-slash/index.htm", false},
+	{"temoto fault 12", "Google /index.html: its directory allowed", googleIndex, "PoliteCrawler", "/allowed-slash/", true},
+	{"Google GoogleOnly_IndexHTMLisDirectory", "Google /index.html: the page itself allowed", googleIndex, "PoliteCrawler", "/allowed-slash/index.html", true},
+	{"Google GoogleOnly_IndexHTMLisDirectory", "Google /index.html: not other pages of the directory", googleIndex, "PoliteCrawler", "/allowed-slash/other", false},
+	{"Google GoogleOnly_IndexHTMLisDirectory", "Google /index.html: not index.htm", googleIndex, "PoliteCrawler", "/allowed-slash/index.htm", false},
 	{"temoto fault 12", "Google: agent value cut to its token", "User-agent: PoliteCrawler/1.0\nDisallow: /\n", "PoliteCrawler", "/x", false},
 	{"Google GoogleOnly_AcceptUserAgentUpToFirstSpace", "Google: agent value cut at white space", "User-agent: PoliteCrawler (+https://example.com)\nDisallow: /\n", "PoliteCrawler", "/x", false},
 	{"Google robots.cc HandleUserAgent", "Google: * then more is still *", "User-agent: * everyone\nDisallow: /\n", "PoliteCrawler", "/x", false},
@@ -201,15 +201,15 @@ var robotsConformance = []robotsCase{
 	// Google's robots_test.cc, for what we share with Google's parser.
 	{"Google ID_LineSyntax_Line", "R5.1 unknown keys are not rules", "foo: FooBot\nbar: /\n", "FooBot", "http://foo.bar/x/y", true},
 	{"Google ID_LineSyntax_Line", "R5.1 keys with a colon", "user-agent: FooBot\ndisallow: /\n", "FooBot", "http://foo.bar/x/y", false},
-	{"Google ID_LineSyntax_Groups", "R5.1 own group's Allow", robotsGoogleGroups, "FooBot", "http://foo.bar/x/b", true},
-	{"Google ID_LineSyntax_Groups", "R5.1 merged group's Allow", robotsGoogleGroups, "FooBot", "http://foo.bar/z/d", true},
-	{"Google ID_LineSyntax_Groups", "R5.1 another group's Allow does not apply", robotsGoogleGroups, "FooBot", "http://foo.bar/y/c", false},
-	{"Google ID_LineSyntax_Groups", "R5.1 BarBot's Allow", robotsGoogleGroups, "BarBot", "http://foo.bar/y/c", true},
-	{"Google ID_LineSyntax_Groups", "R5.1 a rule between groups belongs to the group before it", robotsGoogleGroups, "BarBot", "http://foo.bar/w/a", true},
-	{"Google ID_LineSyntax_Groups", "R5.1 BarBot: FooBot's Allow does not apply", robotsGoogleGroups, "BarBot", "http://foo.bar/z/d", false},
-	{"Google ID_LineSyntax_Groups", "R5.1 BazBot shares FooBot's last group", robotsGoogleGroups, "BazBot", "http://foo.bar/z/d", true},
-	{"Google ID_LineSyntax_Groups", "R5.1 rule before any group ignored (FooBot)", robotsGoogleGroups, "FooBot", "http://foo.bar/foo/bar/", false},
-	{"Google ID_LineSyntax_Groups", "R5.1 rule before any group ignored (BazBot)", robotsGoogleGroups, "BazBot", "http://foo.bar/foo/bar/", false},
+	{"Google ID_LineSyntax_Groups", "R5.1 own group's Allow", googleGroups, "FooBot", "http://foo.bar/x/b", true},
+	{"Google ID_LineSyntax_Groups", "R5.1 merged group's Allow", googleGroups, "FooBot", "http://foo.bar/z/d", true},
+	{"Google ID_LineSyntax_Groups", "R5.1 another group's Allow does not apply", googleGroups, "FooBot", "http://foo.bar/y/c", false},
+	{"Google ID_LineSyntax_Groups", "R5.1 BarBot's Allow", googleGroups, "BarBot", "http://foo.bar/y/c", true},
+	{"Google ID_LineSyntax_Groups", "R5.1 a rule between groups belongs to the group before it", googleGroups, "BarBot", "http://foo.bar/w/a", true},
+	{"Google ID_LineSyntax_Groups", "R5.1 BarBot: FooBot's Allow does not apply", googleGroups, "BarBot", "http://foo.bar/z/d", false},
+	{"Google ID_LineSyntax_Groups", "R5.1 BazBot shares FooBot's last group", googleGroups, "BazBot", "http://foo.bar/z/d", true},
+	{"Google ID_LineSyntax_Groups", "R5.1 rule before any group ignored (FooBot)", googleGroups, "FooBot", "http://foo.bar/foo/bar/", false},
+	{"Google ID_LineSyntax_Groups", "R5.1 rule before any group ignored (BazBot)", googleGroups, "BazBot", "http://foo.bar/foo/bar/", false},
 	{"Google ID_REPLineNamesCaseInsensitive", "R5.1 keys in upper case", "USER-AGENT: FooBot\nALLOW: /x/\nDISALLOW: /\n", "FooBot", "http://foo.bar/a/b", false},
 	{"Google ID_REPLineNamesCaseInsensitive", "R5.1 keys in mixed case", "uSeR-aGeNt: FooBot\nAlLoW: /x/\ndIsAlLoW: /\n", "FooBot", "http://foo.bar/x/y", true},
 	{"Google ID_UserAgentValueCaseInsensitive", "R5.1 agent value case-insensitive", "User-Agent: FoO bAr\nAllow: /x/\nDisallow: /\n", "foo", "http://foo.bar/a/b", false},
@@ -265,13 +265,13 @@ var robotsConformance = []robotsCase{
 	{"Google GoogleOnly_SystemTest", "R5.1 empty agent: no group of its own", "user-agent: FooBot\ndisallow: /\n", "", "", true},
 }
 
-func TestRobotsConformance(t *testing.T) {
-	for _, c := range robotsConformance {
-		got := ParseRobots([]byte(c.robots)).Decide(c.agent, c.url)
+func TestConformance(t *testing.T) {
+	for _, c := range conformance {
+		got := Parse([]byte(c.robots)).Decide(c.agent, c.url)
 		if got.Allowed != c.want {
 			t.Errorf("%s (%s): agent %q url %q: allowed = %v, want %v (decided by line %d %s %q)\n%s",
 				c.source, c.rule, c.agent, c.url, got.Allowed, c.want, got.Line, got.Rule, got.Pattern, c.robots)
 		}
 	}
-	t.Logf("%d conformance cases", len(robotsConformance))
+	t.Logf("%d conformance cases", len(conformance))
 }

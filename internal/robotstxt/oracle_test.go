@@ -1,4 +1,4 @@
-package polite
+package robotstxt
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/temoto/robotstxt"
+	temoto "github.com/temoto/robotstxt"
 )
 
 // The differential oracle (R5.1, robots notes): temoto/robotstxt v1.1.2 and
@@ -23,36 +23,36 @@ import (
 // taking that fault out of the picture and seeing the two agree; whatever is
 // left is our bug.
 
-// robotsCorpusDir is the shared corpus of 4,231 real robots.txt files, one
+// corpusDir is the shared corpus of 4,231 real robots.txt files, one
 // per site, kept outside the repository (third-party content): CI has it,
 // a clone may not.
-const robotsCorpusDir = "../shared/robots-corpus"
+const corpusDir = "../../../shared/robots-corpus"
 
-type robotsCorpusFile struct {
+type corpusFile struct {
 	name string
 	body []byte
 }
 
-// robotsCorpus reads the corpus, or skips the test when it is absent.
-func robotsCorpus(tb testing.TB) []robotsCorpusFile {
+// corpus reads the corpus, or skips the test when it is absent.
+func corpus(tb testing.TB) []corpusFile {
 	tb.Helper()
-	entries, err := os.ReadDir(robotsCorpusDir)
+	entries, err := os.ReadDir(corpusDir)
 	if err != nil {
-		tb.Skipf("robots corpus not available at %s: %v", robotsCorpusDir, err)
+		tb.Skipf("robots corpus not available at %s: %v", corpusDir, err)
 	}
-	var files []robotsCorpusFile
+	var files []corpusFile
 	for _, e := range entries {
 		if e.IsDir() || e.Name() == "README.md" {
 			continue
 		}
-		body, err := os.ReadFile(filepath.Join(robotsCorpusDir, e.Name()))
+		body, err := os.ReadFile(filepath.Join(corpusDir, e.Name()))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		files = append(files, robotsCorpusFile{e.Name(), body})
+		files = append(files, corpusFile{e.Name(), body})
 	}
 	if len(files) == 0 {
-		tb.Skipf("robots corpus at %s is empty", robotsCorpusDir)
+		tb.Skipf("robots corpus at %s is empty", corpusDir)
 	}
 	return files
 }
@@ -78,7 +78,7 @@ func oracleURL(path string) string { return "https://example.com" + path }
 // oraclePaths derives paths from the file's rules: each pattern made
 // concrete ('*' as nothing and as text, '$' dropped), a little longer and a
 // little shorter, so that most rules are seen matching and failing.
-func oraclePaths(r *Robots) []string {
+func oraclePaths(r *File) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -110,12 +110,12 @@ func oraclePaths(r *Robots) []string {
 
 // temotoOracle answers with temoto/robotstxt from one parse of a text.
 type temotoOracle struct {
-	data *robotstxt.RobotsData
+	data *temoto.RobotsData
 	err  error
 }
 
 func newTemotoOracle(text string) temotoOracle {
-	data, err := robotstxt.FromString(text)
+	data, err := temoto.FromString(text)
 	return temotoOracle{data, err}
 }
 
@@ -142,12 +142,12 @@ var oracleFaults = map[int]string{
 	12: "Google extensions missing",
 }
 
-func TestRobotsOracle(t *testing.T) {
-	files := robotsCorpus(t)
+func TestOracle(t *testing.T) {
+	files := corpus(t)
 	var total oracleTally
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	next := make(chan robotsCorpusFile)
+	next := make(chan corpusFile)
 	// Files are independent: spread them over the CPUs (the race detector
 	// makes this test some fifteen times slower).
 	for range runtime.GOMAXPROCS(0) {
@@ -206,10 +206,10 @@ func (a *oracleTally) add(b oracleTally) {
 
 // oracleFile asks both parsers every question about one file and
 // classifies each disagreement, reporting the first few it cannot.
-func oracleFile(t *testing.T, f robotsCorpusFile) oracleTally {
+func oracleFile(t *testing.T, f corpusFile) oracleTally {
 	tally := oracleTally{faults: map[int]int{}, combos: map[string]int{}}
-	text := robotsText(f.body) // temoto reads what we read: the size limit is the fetcher's policy
-	r := ParseRobots([]byte(text))
+	text := readText(f.body) // temoto reads what we read: the size limit is the fetcher's policy
+	r := Parse([]byte(text))
 	tm := newTemotoOracle(text)
 	paths := oraclePaths(r)
 	for _, agent := range oracleAgents {
@@ -261,7 +261,7 @@ type oracleStage struct {
 type oracleChain struct {
 	agent string
 	texts []string
-	ours  []*Robots
+	ours  []*File
 	tm    []temotoOracle
 }
 
@@ -277,7 +277,7 @@ func (c *oracleChain) stage(i int) {
 			text = st.text(text, c.agent)
 		}
 		c.texts = append(c.texts, text)
-		c.ours = append(c.ours, ParseRobots([]byte(text)))
+		c.ours = append(c.ours, Parse([]byte(text)))
 		c.tm = append(c.tm, newTemotoOracle(text))
 	}
 }
@@ -290,7 +290,7 @@ func (c *oracleChain) stage(i int) {
 // on (one, else several), while the same model with all of them off must
 // give our answer. Fault 0 is our bug, with the reason.
 func (c *oracleChain) classify(path string, ours bool) (fault int, combo, why string) {
-	if _, only := requestPath(oracleURL(path)); only == "/robots.txt" {
+	if _, only := RequestPath(oracleURL(path)); only == "/robots.txt" {
 		return 11, "", ""
 	}
 	for i, st := range oracleStages {
@@ -306,9 +306,9 @@ func (c *oracleChain) classify(path string, ours bool) (fault int, combo, why st
 		}
 	}
 	last := len(oracleStages) - 1
-	temoto := c.tm[last].allowed(c.agent, path)
+	theirs := c.tm[last].allowed(c.agent, path)
 	r := c.ours[last]
-	var rules []robotsRule
+	var rules []rule
 	for _, gi := range r.groupsFor(c.agent) {
 		rules = append(rules, r.groups[gi].rules...)
 	}
@@ -319,7 +319,7 @@ func (c *oracleChain) classify(path string, ours bool) (fault int, combo, why st
 	// answer only when no distorted length does (temoto never ties then).
 	sets := [][]int{{6}, {8}, {9}, {7}, {6, 8}, {6, 9}, {8, 9}, {6, 7}, {8, 7}, {9, 7}, {6, 8, 9}, {6, 8, 7}, {6, 9, 7}, {8, 9, 7}, {6, 8, 9, 7}}
 	for _, set := range sets {
-		if temotoModel(rules, path, set) != temoto {
+		if temotoModel(rules, path, set) != theirs {
 			continue
 		}
 		if len(set) == 1 {
@@ -348,8 +348,8 @@ func renderOracle(lines []oracleLine) string {
 // read them (cut lines stay cut).
 func oracleRecords(text string) []oracleLine {
 	var out []oracleLine
-	for _, rec := range tokenizeRobots([]byte(text)) {
-		out = append(out, oracleLine{rec.key, rec.value})
+	for _, rec := range Lex([]byte(text)) {
+		out = append(out, oracleLine{rec.Key, rec.Value})
 	}
 	return out
 }
@@ -364,11 +364,11 @@ func encodeSpace(v string) string {
 // token anyway. An empty token gets a name no agent has, so the line stays
 // a User-agent line for temoto.
 func oracleAgentValue(v string, token bool) string {
-	if i := indexRobotsSpace(v); i >= 0 {
+	if i := indexSpace(v); i >= 0 {
 		v = v[:i]
 	}
 	if token {
-		v = agentToken(v)
+		v = AgentToken(v)
 	}
 	if v == "" {
 		return "oracle-empty-agent"
@@ -382,12 +382,12 @@ var oracleStages = []oracleStage{
 	// drop (three-word colon-less lines) are gone. Long lines are not cut
 	// here (that is fault 12).
 	{fault: 5, text: func(text, agent string) string {
-		bom := text[:len(text)-len(skipRobotsBOM(text))] // a broken one is fault 12
-		raw := robotsRawLines(text)
+		bom := text[:len(text)-len(skipBOM(text))] // a broken one is fault 12
+		raw := rawLines(text)
 		var lines []oracleLine
-		for _, rec := range tokenizeRobots([]byte(text)) {
-			key, value := robotsRawKeyValue(raw[rec.line-1])
-			if rec.key == keyUserAgent {
+		for _, rec := range Lex([]byte(text)) {
+			key, value := rawKeyValue(raw[rec.Line-1])
+			if rec.Key == KeyUserAgent {
 				value = oracleAgentValue(value, false)
 			} else {
 				value = encodeSpace(value)
@@ -402,10 +402,10 @@ var oracleStages = []oracleStage{
 		var lines []oracleLine
 		for _, l := range oracleRecords(text) {
 			switch l.key {
-			case keyUserAgent:
+			case KeyUserAgent:
 				l.value = oracleAgentValue(l.value, true)
-			case keyAllow:
-				if rule := newRobotsRule(robotsRecord{key: keyAllow, value: l.value}); rule.index != "" {
+			case KeyAllow:
+				if rule := newRule(Record{Key: KeyAllow, Value: l.value}); rule.index != "" {
 					lines = append(lines, l)
 					l.value = rule.index
 				}
@@ -421,13 +421,13 @@ var oracleStages = []oracleStage{
 		sawAgent := false
 		for _, l := range oracleRecords(text) {
 			switch l.key {
-			case keyUserAgent:
+			case KeyUserAgent:
 				sawAgent = true
-			case keyAllow, keyDisallow:
+			case KeyAllow, KeyDisallow:
 				if !sawAgent {
 					continue
 				}
-			case keyCrawlDelay:
+			case KeyCrawlDelay:
 				f, err := strconv.ParseFloat(l.value, 64)
 				if !sawAgent || err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 					continue
@@ -441,7 +441,7 @@ var oracleStages = []oracleStage{
 	{fault: 4, text: func(text, agent string) string {
 		var lines []oracleLine
 		for _, l := range oracleRecords(text) {
-			if l.key != keyCrawlDelay {
+			if l.key != KeyCrawlDelay {
 				lines = append(lines, l)
 			}
 		}
@@ -453,8 +453,8 @@ var oracleStages = []oracleStage{
 		recs := oracleRecords(text)
 		for i, l := range recs {
 			lines = append(lines, l)
-			if l.key == keyUserAgent && (i+1 == len(recs) || recs[i+1].key != keyUserAgent) {
-				lines = append(lines, oracleLine{keyAllow, "/polite-oracle-sentinel"})
+			if l.key == KeyUserAgent && (i+1 == len(recs) || recs[i+1].key != KeyUserAgent) {
+				lines = append(lines, oracleLine{KeyAllow, "/polite-oracle-sentinel"})
 			}
 		}
 		return renderOracle(lines)
@@ -463,7 +463,7 @@ var oracleStages = []oracleStage{
 	{fault: 2, text: func(text, agent string) string {
 		lines := oracleRecords(text)
 		for i, l := range lines {
-			if l.key == keyUserAgent && len(l.value) < len(agent) && strings.HasPrefix(strings.ToLower(agent), strings.ToLower(l.value)) {
+			if l.key == KeyUserAgent && len(l.value) < len(agent) && strings.HasPrefix(strings.ToLower(agent), strings.ToLower(l.value)) {
 				lines[i].value = "oracle-prefix-agent"
 			}
 		}
@@ -475,7 +475,7 @@ var oracleStages = []oracleStage{
 	{fault: 6, text: func(text, agent string) string {
 		var lines []oracleLine
 		for _, l := range oracleRecords(text) {
-			if l.key == keyAllow || l.key == keyDisallow {
+			if l.key == KeyAllow || l.key == KeyDisallow {
 				switch {
 				case l.value == "":
 				case strings.Trim(l.value, "*") == "":
@@ -494,7 +494,7 @@ var oracleStages = []oracleStage{
 	{fault: 9, text: func(text, agent string) string {
 		lines := oracleRecords(text)
 		for i, l := range lines {
-			if l.key == keyAllow || l.key == keyDisallow {
+			if l.key == KeyAllow || l.key == KeyDisallow {
 				if n := len(l.value) - 1; n > 0 {
 					lines[i].value = strings.ReplaceAll(l.value[:n], "$", "%24") + l.value[n:]
 				}
@@ -506,21 +506,21 @@ var oracleStages = []oracleStage{
 	{fault: 10, text: func(text, agent string) string {
 		lines := oracleRecords(text)
 		for i, l := range lines {
-			if l.key == keyAllow || l.key == keyDisallow {
-				lines[i].value = robotsCanonical(l.value, false)
+			if l.key == KeyAllow || l.key == KeyDisallow {
+				lines[i].value = canonical(l.value, false)
 			}
 		}
 		return renderOracle(lines)
 	}, path: func(path string) string {
-		p, _ := requestPath(path)
+		p, _ := RequestPath(path)
 		return p
 	}},
 }
 
-// robotsRawLines splits text into its lines as tokenizeRobots does, without
+// rawLines splits text into its lines as Lex does, without
 // cutting long ones.
-func robotsRawLines(text string) []string {
-	text = skipRobotsBOM(robotsText([]byte(text)))
+func rawLines(text string) []string {
+	text = skipBOM(readText([]byte(text)))
 	var out []string
 	for len(text) > 0 {
 		end := strings.IndexAny(text, "\r\n")
@@ -538,20 +538,20 @@ func robotsRawLines(text string) []string {
 	return out
 }
 
-// robotsRawKeyValue is parseRobotsLine keeping the key as written.
-func robotsRawKeyValue(line string) (key, value string) {
+// rawKeyValue is parseLine keeping the key as written.
+func rawKeyValue(line string) (key, value string) {
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
-	line = trimRobotsSpace(line)
+	line = trimSpace(line)
 	if c := strings.IndexByte(line, ':'); c >= 0 {
-		k := trimRobotsSpace(line[:c])
-		if k != "" && (indexRobotsSpace(k) < 0 || strings.EqualFold(k, "user agent")) {
-			return k, trimRobotsSpace(line[c+1:])
+		k := trimSpace(line[:c])
+		if k != "" && (indexSpace(k) < 0 || strings.EqualFold(k, "user agent")) {
+			return k, trimSpace(line[c+1:])
 		}
 	}
-	sp := indexRobotsSpace(line)
-	return line[:sp], trimRobotsSpace(line[sp:])
+	sp := indexSpace(line)
+	return line[:sp], trimSpace(line[sp:])
 }
 
 // temotoModel decides as temoto's matcher would with the given faults
@@ -559,7 +559,7 @@ func robotsRawKeyValue(line string) (key, value string) {
 // patterns and the path canonical: with no fault on, it is RFC 9309 by
 // other means than ours (Go's regexp). Google's index.html reading is not
 // modelled: the oracle writes it out as a rule of its own (fault 12).
-func temotoModel(rules []robotsRule, path string, faults []int) bool {
+func temotoModel(rules []rule, path string, faults []int) bool {
 	on := func(f int) bool { return slices.Contains(faults, f) }
 	best, allow := 0, true
 	for _, rule := range rules {
@@ -598,14 +598,14 @@ func temotoModel(rules []robotsRule, path string, faults []int) bool {
 
 // Every conformance case that names a temoto fault is one temoto gets wrong
 // (or cannot answer): the cases show the faults, not just our behaviour.
-func TestRobotsTemotoFaultCases(t *testing.T) {
+func TestTemotoFaultCases(t *testing.T) {
 	seen := map[string]int{}
-	for _, c := range robotsConformance {
+	for _, c := range conformance {
 		if !strings.HasPrefix(c.source, "temoto fault") {
 			continue
 		}
 		seen[c.source]++
-		d, err := robotstxt.FromString(c.robots)
+		d, err := temoto.FromString(c.robots)
 		if err == nil && d.TestAgent(c.url, c.agent) == c.want {
 			t.Errorf("%s (%s): temoto answers rightly, so the case shows no fault", c.source, c.rule)
 		}
@@ -620,26 +620,26 @@ func TestRobotsTemotoFaultCases(t *testing.T) {
 // The classifier names the right fault for the conformance cases built to
 // show each one, and the model of matching with no fault agrees with our
 // matcher on every conformance case: the oracle's verdicts can be trusted.
-func TestRobotsOracleClassifier(t *testing.T) {
-	for _, c := range robotsConformance {
+func TestOracleClassifier(t *testing.T) {
+	for _, c := range conformance {
 		path := oraclePathOf(c.url)
 		want := 0
 		if _, err := fmt.Sscanf(c.source, "temoto fault %d", &want); err != nil {
 			want = 0
 		}
 		if want != 0 {
-			ours := ParseRobots([]byte(c.robots)).Allowed(c.agent, oracleURL(path))
+			ours := Parse([]byte(c.robots)).Allowed(c.agent, oracleURL(path))
 			if got, _, why := newOracleChain(c.robots, c.agent).classify(path, ours); got != want {
 				t.Errorf("%s (%s): classified as fault %d %s", c.source, c.rule, got, why)
 			}
 		}
-		r := ParseRobots([]byte(c.robots))
-		var rules []robotsRule
+		r := Parse([]byte(c.robots))
+		var rules []rule
 		for _, gi := range r.groupsFor(c.agent) {
 			rules = append(rules, r.groups[gi].rules...)
 		}
-		p, only := requestPath(c.url)
-		if only == "/robots.txt" || slices.ContainsFunc(rules, func(r robotsRule) bool { return r.index != "" }) {
+		p, only := RequestPath(c.url)
+		if only == "/robots.txt" || slices.ContainsFunc(rules, func(r rule) bool { return r.index != "" }) {
 			continue // neither is the model's business
 		}
 		if got := temotoModel(rules, p, nil); got != c.want {
@@ -648,8 +648,8 @@ func TestRobotsOracleClassifier(t *testing.T) {
 	}
 	// A wrong answer of ours is never blamed on temoto.
 	for _, path := range []string{"/private/a.html", "/other/public/c.html", "/robots.txt/x"} {
-		ours := ParseRobots([]byte(robotsSeed002)).Allowed("PoliteCrawler", oracleURL(path))
-		if f, _, _ := newOracleChain(robotsSeed002, "PoliteCrawler").classify(path, !ours); f != 0 {
+		ours := Parse([]byte(seed002)).Allowed("PoliteCrawler", oracleURL(path))
+		if f, _, _ := newOracleChain(seed002, "PoliteCrawler").classify(path, !ours); f != 0 {
 			t.Errorf("%s: a flipped answer was classified as temoto fault %d", path, f)
 		}
 	}

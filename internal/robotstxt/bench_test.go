@@ -1,29 +1,29 @@
-package polite
+package robotstxt
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/temoto/robotstxt"
+	temoto "github.com/temoto/robotstxt"
 )
 
 // Benchmarks of our parser and matcher against temoto/robotstxt v1.1.2, the
 // baseline named by the design (robots notes), on the same inputs: every
-// corpus file as the fetcher would hand it over (at most MaxRobotsBytes).
+// corpus file as the fetcher would hand it over (at most MaxBytes).
 //
-//	go test -run '^$' -bench 'Robots' -benchmem .
+//	go test -run '^$' -bench . -benchmem ./internal/robotstxt/
 
-func robotsBenchTexts(b *testing.B) []string {
-	files := robotsCorpus(b)
+func benchTexts(b *testing.B) []string {
+	files := corpus(b)
 	texts := make([]string, len(files))
 	for i, f := range files {
-		texts[i] = robotsText(f.body)
+		texts[i] = readText(f.body)
 	}
 	return texts
 }
 
-func BenchmarkRobotsParse(b *testing.B) {
-	texts := robotsBenchTexts(b)
+func BenchmarkParse(b *testing.B) {
+	texts := benchTexts(b)
 	bodies := make([][]byte, len(texts))
 	var size int
 	for i, t := range texts {
@@ -35,7 +35,7 @@ func BenchmarkRobotsParse(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, body := range bodies {
-				ParseRobots(body)
+				Parse(body)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(bodies)), "ns/file")
@@ -45,35 +45,35 @@ func BenchmarkRobotsParse(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, body := range bodies {
-				_, _ = robotstxt.FromBytes(body)
+				_, _ = temoto.FromBytes(body)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(bodies)), "ns/file")
 	})
 }
 
-// robotsBenchQuestion is one match: a file, an agent and a path.
-type robotsBenchQuestion struct {
+// benchQuestion is one match: a file, an agent and a path.
+type benchQuestion struct {
 	file        int
 	agent, path string
 }
 
-func BenchmarkRobotsMatch(b *testing.B) {
-	texts := robotsBenchTexts(b)
-	var ours []*Robots
-	var theirs []*robotstxt.RobotsData
-	var qs []robotsBenchQuestion
+func BenchmarkMatch(b *testing.B) {
+	texts := benchTexts(b)
+	var ours []*File
+	var theirs []*temoto.RobotsData
+	var qs []benchQuestion
 	for _, t := range texts {
-		d, err := robotstxt.FromString(t)
+		d, err := temoto.FromString(t)
 		if err != nil {
 			continue // temoto cannot answer for this file (its fault 1)
 		}
-		r := ParseRobots([]byte(t))
+		r := Parse([]byte(t))
 		paths := oraclePaths(r) // generic paths first, then the file's own
 		paths = paths[max(0, len(paths)-24):]
 		for _, p := range paths {
 			for _, agent := range []string{"PoliteCrawler", "Googlebot"} {
-				qs = append(qs, robotsBenchQuestion{len(ours), agent, p})
+				qs = append(qs, benchQuestion{len(ours), agent, p})
 			}
 		}
 		ours = append(ours, r)
@@ -99,14 +99,14 @@ func BenchmarkRobotsMatch(b *testing.B) {
 	})
 }
 
-// BenchmarkRobotsPathological matches a many-starred pattern against a 4 KB
+// BenchmarkPathological matches a many-starred pattern against a 4 KB
 // path that almost matches: the case that makes a backtracking matcher
 // explode. It needs no corpus.
-func BenchmarkRobotsPathological(b *testing.B) {
+func BenchmarkPathological(b *testing.B) {
 	const body = "User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*b\n"
 	path := "/" + strings.Repeat("a", 4096)
 	b.Run("impl=polite", func(b *testing.B) {
-		r := ParseRobots([]byte(body))
+		r := Parse([]byte(body))
 		for b.Loop() {
 			if !r.Allowed("PoliteCrawler", path) {
 				b.Fatal("matched")
@@ -114,7 +114,7 @@ func BenchmarkRobotsPathological(b *testing.B) {
 		}
 	})
 	b.Run("impl=temoto", func(b *testing.B) {
-		d, err := robotstxt.FromString(body)
+		d, err := temoto.FromString(body)
 		if err != nil {
 			b.Fatal(err)
 		}
