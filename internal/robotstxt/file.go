@@ -45,13 +45,20 @@ type group struct {
 }
 
 // Parse reads a robots.txt body. It never fails: lines it cannot read are
-// skipped and the rest is used, as RFC 9309 section 2.3.1.5 asks. Only the
-// first MaxBytes are read.
+// skipped and the rest is used, as RFC 9309 section 2.3.1.5 asks, and an
+// empty body allows everything. Only the first MaxBytes are read.
 func Parse(body []byte) *File {
+	if len(body) == 0 {
+		return empty
+	}
 	f := &File{records: Lex(body), byAgent: map[string][]int{}}
 	f.divide()
 	return f
 }
+
+// empty is the File of an empty body: it allows everything, and as a File
+// never changes, one serves them all.
+var empty = &File{}
 
 // divide divides the records into groups (RFC 9309 section 2.1): a
 // User-agent record after a rule starts a new group; rules before the first
