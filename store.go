@@ -1,15 +1,12 @@
 package polite
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
-	"github.com/politecrawler/polite/internal/boltstore"
+	"github.com/politecrawler/polite/internal/storage"
 )
 
 // ErrStore wraps every error of OpenStore and of a Store's methods:
@@ -138,7 +135,7 @@ func storeError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, boltstore.ErrLocked):
+	case errors.Is(err, storage.ErrLocked):
 		return fmt.Errorf("%w: %w", ErrStoreLocked, err)
 	}
 	return fmt.Errorf("%w: %w", ErrStore, err)
@@ -166,67 +163,74 @@ func storeError(err error) error {
 // one not yet closed) is ErrStoreLocked after about a second, rather than
 // a wait.
 //
-// The records are a small versioned binary format (internal/boltstore):
+// The records are a small versioned binary format (internal/storage):
 // faster and more compact than gob or JSON, and decoded with every length
 // checked, so a damaged record is an error, never a crash. Times are kept
 // as Unix seconds and nanoseconds, and load in UTC.
 func OpenStore(path string) (Store, error) {
-	db, err := boltstore.Open(path, boltstore.Options{LockTimeout: boltstore.DefaultLockTimeout})
+	db, err := storage.Open(path, storage.Options{LockTimeout: storage.DefaultLockTimeout})
 	if err != nil {
 		return nil, storeError(err)
 	}
-	return &diskStore{db: db}, nil
+	return recordStore{db}, nil
 }
 
-// diskStore is OpenStore's Store: boltstore's records are polite's with
-// the same fields, so each method is a conversion.
-type diskStore struct{ db *boltstore.DB }
-
-func pageOf(p boltstore.Page) StoredPage {
-	return StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched}
+// records is what both of internal/storage's stores do, DB on disk and
+// Memory: polite's records with the same fields.
+type records interface {
+	LoadPage(url string) (storage.Page, bool, error)
+	SavePage(p storage.Page) error
+	PageHistory(url string) ([]storage.Page, error)
+	LoadRobots(origin string) (storage.Robots, bool, error)
+	SaveRobots(r storage.Robots) error
+	AddRefusal(r storage.Refusal) error
+	Refusals() ([]storage.Refusal, error)
+	LoadHost(host string) (storage.Host, bool, error)
+	SaveHost(h storage.Host) error
+	Close() error
 }
 
-func robotsOf(r boltstore.Robots) StoredRobots {
-	return StoredRobots{Origin: r.Origin, Status: r.Status, Header: http.Header(r.Header), Body: r.Body, Fetched: r.Fetched}
+// recordStore is the Store of OpenStore and NewMemoryStore: each method a
+// conversion, and its error wrapped in ErrStore.
+type recordStore struct{ r records }
+
+func (s recordStore) LoadPage(url string) (StoredPage, bool, error) {
+	p, ok, err := s.r.LoadPage(url)
+	return StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched}, ok, storeError(err)
 }
 
-func (s *diskStore) LoadPage(url string) (StoredPage, bool, error) {
-	p, ok, err := s.db.LoadPage(url)
-	return pageOf(p), ok, storeError(err)
+func (s recordStore) SavePage(p StoredPage) error {
+	return storeError(s.r.SavePage(storage.Page{URL: p.URL, Status: p.Status, Header: p.Header, Body: p.Body, Fetched: p.Fetched}))
 }
 
-func (s *diskStore) SavePage(p StoredPage) error {
-	return storeError(s.db.SavePage(boltstore.Page{URL: p.URL, Status: p.Status, Header: p.Header, Body: p.Body, Fetched: p.Fetched}))
-}
-
-func (s *diskStore) PageHistory(url string) ([]StoredPage, error) {
-	ps, err := s.db.PageHistory(url)
+func (s recordStore) PageHistory(url string) ([]StoredPage, error) {
+	ps, err := s.r.PageHistory(url)
 	if err != nil {
 		return nil, storeError(err)
 	}
-	out := make([]StoredPage, len(ps))
-	for i, p := range ps {
-		out[i] = pageOf(p)
+	var out []StoredPage
+	for _, p := range ps {
+		out = append(out, StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched})
 	}
 	return out, nil
 }
 
-func (s *diskStore) LoadRobots(origin string) (StoredRobots, bool, error) {
-	r, ok, err := s.db.LoadRobots(origin)
-	return robotsOf(r), ok, storeError(err)
+func (s recordStore) LoadRobots(origin string) (StoredRobots, bool, error) {
+	r, ok, err := s.r.LoadRobots(origin)
+	return StoredRobots{Origin: r.Origin, Status: r.Status, Header: http.Header(r.Header), Body: r.Body, Fetched: r.Fetched}, ok, storeError(err)
 }
 
-func (s *diskStore) SaveRobots(r StoredRobots) error {
-	return storeError(s.db.SaveRobots(boltstore.Robots{Origin: r.Origin, Status: r.Status, Header: r.Header, Body: r.Body, Fetched: r.Fetched}))
+func (s recordStore) SaveRobots(r StoredRobots) error {
+	return storeError(s.r.SaveRobots(storage.Robots{Origin: r.Origin, Status: r.Status, Header: r.Header, Body: r.Body, Fetched: r.Fetched}))
 }
 
-func (s *diskStore) AddRefusal(r RefusalRecord) error {
-	return storeError(s.db.AddRefusal(boltstore.Refusal{
+func (s recordStore) AddRefusal(r RefusalRecord) error {
+	return storeError(s.r.AddRefusal(storage.Refusal{
 		Host: r.Host, URL: r.URL, Status: r.Status, Kind: string(r.Kind), Evidence: r.Evidence, At: r.At}))
 }
 
-func (s *diskStore) Refusals() ([]RefusalRecord, error) {
-	rs, err := s.db.Refusals()
+func (s recordStore) Refusals() ([]RefusalRecord, error) {
+	rs, err := s.r.Refusals()
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -237,217 +241,18 @@ func (s *diskStore) Refusals() ([]RefusalRecord, error) {
 	return out, nil
 }
 
-func (s *diskStore) LoadHost(host string) (HostRecord, bool, error) {
-	h, ok, err := s.db.LoadHost(host)
+func (s recordStore) LoadHost(host string) (HostRecord, bool, error) {
+	h, ok, err := s.r.LoadHost(host)
 	return HostRecord(h), ok, storeError(err)
 }
 
-func (s *diskStore) SaveHost(h HostRecord) error {
-	return storeError(s.db.SaveHost(boltstore.Host(h)))
-}
+func (s recordStore) SaveHost(h HostRecord) error { return storeError(s.r.SaveHost(storage.Host(h))) }
 
-func (s *diskStore) Close() error { return storeError(s.db.Close()) }
+func (s recordStore) Close() error { return storeError(s.r.Close()) }
 
 // NewMemoryStore returns a Store held in memory, for one run: nothing
 // outlives the process. It normalises values as the on-disk store does,
 // so the two are interchangeable in tests. A page saved with the same
 // body as its latest version shares that body instead of keeping a
 // second copy.
-func NewMemoryStore() Store {
-	return &memoryStore{
-		pages:  make(map[string][]StoredPage),
-		robots: make(map[string]StoredRobots),
-		hosts:  make(map[string]HostRecord),
-	}
-}
-
-// memoryStore keeps normalised copies; what it hands out is copied again.
-type memoryStore struct {
-	mu       sync.RWMutex
-	closed   bool
-	pages    map[string][]StoredPage // versions, oldest first
-	robots   map[string]StoredRobots
-	refusals []RefusalRecord
-	hosts    map[string]HostRecord
-}
-
-var errMemoryClosed = storeError(boltstore.ErrClosed)
-
-func keyError(what, k string) error { return storeError(boltstore.CheckKey(what, k)) }
-
-func (s *memoryStore) LoadPage(url string) (StoredPage, bool, error) {
-	if err := keyError("page URL", url); err != nil {
-		return StoredPage{}, false, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return StoredPage{}, false, errMemoryClosed
-	}
-	vs := s.pages[url]
-	if len(vs) == 0 {
-		return StoredPage{}, false, nil
-	}
-	return copyPage(vs[len(vs)-1]), true, nil
-}
-
-func (s *memoryStore) SavePage(p StoredPage) error {
-	if err := keyError("page URL", p.URL); err != nil {
-		return err
-	}
-	p = copyPage(p)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errMemoryClosed
-	}
-	vs := s.pages[p.URL]
-	if n := len(vs); n > 0 && p.Body != nil && bytes.Equal(vs[n-1].Body, p.Body) {
-		p.Body = vs[n-1].Body // never written to: shared, as the disk store's bodies are
-	}
-	s.pages[p.URL] = append(vs, p)
-	return nil
-}
-
-func (s *memoryStore) PageHistory(url string) ([]StoredPage, error) {
-	if err := keyError("page URL", url); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, errMemoryClosed
-	}
-	vs := s.pages[url]
-	if len(vs) == 0 {
-		return nil, nil
-	}
-	out := make([]StoredPage, len(vs))
-	for i, p := range vs {
-		out[i] = copyPage(p)
-	}
-	return out, nil
-}
-
-func (s *memoryStore) LoadRobots(origin string) (StoredRobots, bool, error) {
-	if err := keyError("robots origin", origin); err != nil {
-		return StoredRobots{}, false, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return StoredRobots{}, false, errMemoryClosed
-	}
-	r, ok := s.robots[origin]
-	if !ok {
-		return StoredRobots{}, false, nil
-	}
-	return copyRobots(r), true, nil
-}
-
-func (s *memoryStore) SaveRobots(r StoredRobots) error {
-	if err := keyError("robots origin", r.Origin); err != nil {
-		return err
-	}
-	r = copyRobots(r)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errMemoryClosed
-	}
-	s.robots[r.Origin] = r
-	return nil
-}
-
-func (s *memoryStore) AddRefusal(r RefusalRecord) error {
-	r.At = r.At.UTC()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errMemoryClosed
-	}
-	s.refusals = append(s.refusals, r)
-	return nil
-}
-
-func (s *memoryStore) Refusals() ([]RefusalRecord, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, errMemoryClosed
-	}
-	return slices.Clone(s.refusals), nil
-}
-
-func (s *memoryStore) LoadHost(host string) (HostRecord, bool, error) {
-	if err := keyError("host", host); err != nil {
-		return HostRecord{}, false, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return HostRecord{}, false, errMemoryClosed
-	}
-	h, ok := s.hosts[host]
-	return h, ok, nil
-}
-
-func (s *memoryStore) SaveHost(h HostRecord) error {
-	if err := keyError("host", h.Host); err != nil {
-		return err
-	}
-	h.CoolOffUntil = h.CoolOffUntil.UTC()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errMemoryClosed
-	}
-	s.hosts[h.Host] = h
-	return nil
-}
-
-func (s *memoryStore) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	s.pages, s.robots, s.refusals, s.hosts = nil, nil, nil, nil
-	return nil
-}
-
-// copyPage, copyRobots and copyHeader copy and normalise as the disk
-// store's encoding does: UTC times, nil for an empty body or header.
-func copyPage(p StoredPage) StoredPage {
-	p.Header = copyHeader(p.Header)
-	p.Body = copyBody(p.Body)
-	p.Fetched = p.Fetched.UTC()
-	return p
-}
-
-func copyRobots(r StoredRobots) StoredRobots {
-	r.Header = copyHeader(r.Header)
-	r.Body = copyBody(r.Body)
-	r.Fetched = r.Fetched.UTC()
-	return r
-}
-
-func copyBody(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return bytes.Clone(b)
-}
-
-func copyHeader(h http.Header) http.Header {
-	if len(h) == 0 {
-		return nil
-	}
-	c := make(http.Header, len(h))
-	for k, vs := range h {
-		if len(vs) == 0 {
-			c[k] = nil
-			continue
-		}
-		c[k] = slices.Clone(vs)
-	}
-	return c
-}
+func NewMemoryStore() Store { return recordStore{storage.NewMemory()} }

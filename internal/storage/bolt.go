@@ -1,6 +1,6 @@
-// Package boltstore is the on-disk mechanics of polite's persistent store:
-// one go.etcd.io/bbolt file holding page versions, bodies, robots.txt
-// copies, refusal records and host records.
+// Package storage keeps polite's store records: page versions, robots.txt
+// copies, refusal records and host records, in one go.etcd.io/bbolt file
+// (DB) or in memory for one run (Memory), normalised alike.
 //
 // The model: a bbolt file is a B+tree of buckets with one writer at a time
 // and any number of readers, each in its own transaction. Every Save or Add
@@ -28,7 +28,7 @@
 // read-only and checked (bbolt's meta pages, the file's length against its
 // pages, our meta bucket and format version, every record decodable) and
 // only then opened for writing.
-package boltstore
+package storage
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package boltstore
+package storage
 
 import (
 	"encoding/binary"
