@@ -1,6 +1,10 @@
 package polite
 
-import "github.com/politecrawler/polite/internal/clock"
+import (
+	"time"
+
+	"github.com/politecrawler/polite/internal/clock"
+)
 
 // NewOnFakeClock starts a Fetcher whose clock is clk, for the tests of
 // package polite_test: the clock jumps to the next rest's end whenever the
@@ -8,4 +12,18 @@ import "github.com/politecrawler/polite/internal/clock"
 // microseconds. rand, when not nil, is the backoff's jitter.
 func NewOnFakeClock(cfg Config, clk *clock.Fake, rand func() float64) (*Fetcher, error) {
 	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand})
+}
+
+// NewWithLookupTimeout is NewOnFakeClock with each host lookup bounded by
+// d, not 15 s: a resolver that never answers gives up in milliseconds of
+// real time (R10.2).
+func NewWithLookupTimeout(cfg Config, clk *clock.Fake, rand func() float64, d time.Duration) (*Fetcher, error) {
+	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand, lookupTimeout: d})
+}
+
+// NewWithOnHeld is NewOnFakeClock calling held, under the scheduler's
+// lock, each time Config.MaxUnread unread Results keep it from starting a
+// request: a test reads the farm at the moment the reader holds it back.
+func NewWithOnHeld(cfg Config, clk *clock.Fake, rand func() float64, held func()) (*Fetcher, error) {
+	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand, onHeld: held})
 }

@@ -2,8 +2,12 @@ package polite_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/clock"
@@ -21,8 +25,14 @@ type farmRig struct {
 	f    *polite.Fetcher
 }
 
+// quiet is a logger that drops everything, for tests that do not read logs.
+var quiet = slog.New(slog.DiscardHandler)
+
+// newFarmRig makes the farm; no goroutine of a Fetcher may outlive the
+// test's cleanups (checkNoLeaks).
 func newFarmRig(t *testing.T) *farmRig {
 	t.Helper()
+	checkNoLeaks(t)
 	clk := clock.NewFake()
 	fm := politetest.New(clk)
 	t.Cleanup(func() { fm.Close() })
@@ -38,18 +48,65 @@ func (r *farmRig) site(s politetest.Site) string {
 	return s.Name
 }
 
+// startSeams are the test seams of export_test.go a start may use.
+type startSeams struct {
+	jitter        func() float64
+	lookupTimeout time.Duration
+	held          func()
+	guarded       bool
+}
+
+// startOption sets one of the seams of start.
+type startOption func(*startSeams)
+
+// jitter fixes the backoff's jitter at x, in [0, 1): 0.5 is its middle.
+func jitter(x float64) startOption {
+	return func(s *startSeams) { s.jitter = func() float64 { return x } }
+}
+
+// lookupTimeout bounds each host lookup by d of real time.
+func lookupTimeout(d time.Duration) startOption {
+	return func(s *startSeams) { s.lookupTimeout = d }
+}
+
+// onHeld is called each time Config.MaxUnread unread Results hold
+// requests back.
+func onHeld(held func()) startOption {
+	return func(s *startSeams) { s.held = held }
+}
+
+// guarded leaves Config.AllowPrivateNetworks as the test set it (R10.1).
+func guarded(s *startSeams) { s.guarded = true }
+
 // start makes the Fetcher; cfg gets the farm's resolver, loopback access
-// and a quiet logger unless it sets its own.
-func (r *farmRig) start(cfg polite.Config) *polite.Fetcher {
+// (unless guarded) and a quiet logger unless it sets its own.
+func (r *farmRig) start(cfg polite.Config, opts ...startOption) *polite.Fetcher {
 	r.t.Helper()
+	var s startSeams
+	for _, o := range opts {
+		o(&s)
+	}
 	if cfg.Resolver == nil {
 		cfg.Resolver = r.farm.Resolver()
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
+		cfg.Logger = quiet
 	}
-	cfg.AllowPrivateNetworks = true
-	f, err := polite.NewOnFakeClock(cfg, r.clk, nil)
+	if !s.guarded {
+		cfg.AllowPrivateNetworks = true
+	}
+	var f *polite.Fetcher
+	var err error
+	switch {
+	case s.lookupTimeout > 0 && s.held != nil:
+		r.t.Fatal("no seam takes both a lookup timeout and onHeld")
+	case s.lookupTimeout > 0:
+		f, err = polite.NewWithLookupTimeout(cfg, r.clk, s.jitter, s.lookupTimeout)
+	case s.held != nil:
+		f, err = polite.NewWithOnHeld(cfg, r.clk, s.jitter, s.held)
+	default:
+		f, err = polite.NewOnFakeClock(cfg, r.clk, s.jitter)
+	}
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -89,3 +146,29 @@ func (r *farmRig) results(n int) map[string]*polite.Result {
 
 // url is the farm URL of a site's path.
 func (r *farmRig) url(name, path string) string { return r.farm.URL(name, path) }
+
+// pages returns n URLs of one farm host.
+func (r *farmRig) pages(host string, n int) []string {
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = r.farm.URL(host, fmt.Sprintf("/p%d", i))
+	}
+	return urls
+}
+
+// drain reads every remaining Result until io.EOF (after Close).
+func drain(t *testing.T, f *polite.Fetcher) []*polite.Result {
+	t.Helper()
+	ctx := context.Background()
+	var out []*polite.Result
+	for {
+		res, err := f.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		out = append(out, res)
+	}
+}

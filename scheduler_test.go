@@ -1,77 +1,37 @@
-package polite
+package polite_test
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
-
-// pages returns n URLs of one farm host.
-func (r *rig) pages(host string, n int) []string {
-	urls := make([]string, n)
-	for i := range urls {
-		urls[i] = r.farm.URL(host, fmt.Sprintf("/p%d", i))
-	}
-	return urls
-}
-
-// pageVisits leaves out the robots.txt requests.
-func pageVisits(vs []politetest.Visit) []politetest.Visit {
-	var out []politetest.Visit
-	for _, v := range vs {
-		if v.Path != politetest.RobotsPath {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// gaps returns the server-side gaps between consecutive visits of a host.
-func gaps(vs []politetest.Visit) []time.Duration {
-	var out []time.Duration
-	for i := 1; i < len(vs); i++ {
-		out = append(out, vs[i].Start.Sub(vs[i-1].End))
-	}
-	return out
-}
-
-func wantGaps(t *testing.T, host string, vs []politetest.Visit, n int, want time.Duration) {
-	t.Helper()
-	if len(vs) != n {
-		t.Fatalf("%s: farm saw %d requests, want %d", host, len(vs), n)
-	}
-	for i, g := range gaps(vs) {
-		if g != want {
-			t.Errorf("%s: gap %d = %v, want exactly %v", host, i, g, want)
-		}
-	}
-}
 
 // R2.1: a fast host rests exactly the 3 s floor between requests, no less
 // (politeness) and no more (the scheduler loses nothing to itself).
 func TestFloorBetweenRequests(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "fast.test"})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(r.pages(h, 4)...)
 	for u, res := range r.results(4) {
 		if res.Err != nil || res.Status != 200 {
 			t.Errorf("%s: %d %v", u, res.Status, res.Err)
 		}
-		if res.Rest != (Rest{MinRest, RestFloor}) {
+		if res.Rest != (polite.Rest{polite.MinRest, polite.RestFloor}) {
 			t.Errorf("%s: rest %v, want 3s (floor)", u, res.Rest)
 		}
 	}
-	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 5, MinRest) // robots.txt and 4 pages
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 5, polite.MinRest) // robots.txt and 4 pages
 }
 
 // R2.1 made more polite by the caller: MinRest above the floor is kept.
 func TestRaisedFloor(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "fast.test"})
-	r.start(Config{AllowPrivateNetworks: true, MinRest: 7 * time.Second}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, MinRest: 7 * time.Second})
 	r.add(r.pages(h, 3)...)
 	r.results(3)
 	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, 7*time.Second)
@@ -82,22 +42,22 @@ func TestRaisedFloor(t *testing.T) {
 func TestDurationTermAndCap(t *testing.T) {
 	for _, c := range []struct {
 		latency, rest time.Duration
-		term          RestTerm
+		term          polite.RestTerm
 	}{
-		{2 * time.Second, 10 * time.Second, RestDuration},
-		{7 * time.Second, 30 * time.Second, RestDuration},
-		{400 * time.Millisecond, 3 * time.Second, RestFloor},
+		{2 * time.Second, 10 * time.Second, polite.RestDuration},
+		{7 * time.Second, 30 * time.Second, polite.RestDuration},
+		{400 * time.Millisecond, 3 * time.Second, polite.RestFloor},
 	} {
 		t.Run(c.latency.String(), func(t *testing.T) {
-			r := newRig(t)
+			r := newFarmRig(t)
 			h := r.site(politetest.Site{Name: "slow.test", Latency: c.latency})
-			r.start(Config{AllowPrivateNetworks: true}, hooks{})
+			r.start(polite.Config{AllowPrivateNetworks: true})
 			r.add(r.pages(h, 3)...)
 			for u, res := range r.results(3) {
 				if res.Duration != c.latency {
 					t.Errorf("%s: duration %v, want %v", u, res.Duration, c.latency)
 				}
-				if res.Rest != (Rest{c.rest, c.term}) {
+				if res.Rest != (polite.Rest{c.rest, c.term}) {
 					t.Errorf("%s: rest %v, want %v (%v)", u, res.Rest, c.rest, c.term)
 				}
 			}
@@ -114,22 +74,22 @@ func TestCrawlDelayTermAndCap(t *testing.T) {
 		rest  time.Duration
 	}{
 		{"10", 10 * time.Second},
-		{"2.5", MinRest},
+		{"2.5", polite.MinRest},
 		{"300", 60 * time.Second},
 	} {
 		t.Run(c.delay, func(t *testing.T) {
-			r := newRig(t)
+			r := newFarmRig(t)
 			h := r.site(politetest.Site{Name: "delay.test", Pages: map[string]politetest.Page{
 				politetest.RobotsPath: politetest.Robots("User-agent: *\nCrawl-delay: " + c.delay + "\n"),
 			}})
-			r.start(Config{AllowPrivateNetworks: true}, hooks{})
+			r.start(polite.Config{AllowPrivateNetworks: true})
 			r.add(r.pages(h, 3)...)
-			term := RestCrawlDelay
-			if c.rest == MinRest {
-				term = RestFloor
+			term := polite.RestCrawlDelay
+			if c.rest == polite.MinRest {
+				term = polite.RestFloor
 			}
 			for u, res := range r.results(3) {
-				if res.Rest != (Rest{c.rest, term}) {
+				if res.Rest != (polite.Rest{c.rest, term}) {
 					t.Errorf("%s: rest %v, want %v (%v)", u, res.Rest, c.rest, term)
 				}
 			}
@@ -143,15 +103,15 @@ func TestCrawlDelayTermAndCap(t *testing.T) {
 // that starts when the last byte arrived: the next request starts 40 s
 // after the slow one did, not 30 s.
 func TestRestFromEndOfSlowBody(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "trickle.test", Pages: map[string]politetest.Page{
 		"/slow": {BodyDelay: 10 * time.Second},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	slow, next := r.farm.URL(h, "/slow"), r.farm.URL(h, "/next")
 	r.add(slow, next)
 	res := r.results(2)
-	if res[slow].Duration != 10*time.Second || res[slow].Rest != (Rest{30 * time.Second, RestDuration}) {
+	if res[slow].Duration != 10*time.Second || res[slow].Rest != (polite.Rest{30 * time.Second, polite.RestDuration}) {
 		t.Errorf("slow page: duration %v rest %v", res[slow].Duration, res[slow].Rest)
 	}
 	vs := pageVisits(r.farm.Audit().VisitsTo(h))
@@ -172,7 +132,7 @@ func TestRestFromEndOfSlowBody(t *testing.T) {
 // R1.1: two names on one address share one budget; the same two names on
 // two addresses are fetched side by side.
 func TestNamesOnOneAddressShareABudget(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	addr, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +140,7 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 	a := r.site(politetest.Site{Name: "a.shared.test", Addr: addr})
 	b := r.site(politetest.Site{Name: "b.shared.test", Addr: addr})
 	c := r.site(politetest.Site{Name: "c.alone.test"})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	var urls []string
 	for i := range 3 {
 		urls = append(urls, r.farm.URL(a, fmt.Sprintf("/%d", i)), r.farm.URL(b, fmt.Sprintf("/%d", i)), r.farm.URL(c, fmt.Sprintf("/%d", i)))
@@ -189,7 +149,7 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 	r.results(len(urls))
 
 	audit := r.farm.Audit()
-	rep := audit.Report(restRule(MinRest))
+	rep := audit.Report(restRule(polite.MinRest))
 	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Fatalf("farm audit: %v", rep)
 	}
@@ -204,14 +164,14 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 		t.Fatalf("shared address saw %d requests, want 8 (two robots.txt, six pages)", len(shared))
 	}
 	for i, g := range gaps(shared) {
-		if g != MinRest {
+		if g != polite.MinRest {
 			t.Errorf("shared address gap %d = %v, want 3s", i, g)
 		}
 	}
 	// The host alone on its address is not held back by the other two:
 	// its last page is at 9 s, while the shared address needs 21 s.
 	alone := audit.VisitsTo(c)
-	if last := alone[len(alone)-1].Start.Sub(alone[0].Start); last != 3*MinRest {
+	if last := alone[len(alone)-1].Start.Sub(alone[0].Start); last != 3*polite.MinRest {
 		t.Errorf("lone host finished at +%v, want +9s", last)
 	}
 }
@@ -219,21 +179,21 @@ func TestNamesOnOneAddressShareABudget(t *testing.T) {
 // R1.1, R1.2 at scale: 500 hosts on 500 addresses; the farm sees no overlap
 // and no gap below the rest on any address, and every URL has its Result.
 func TestFiveHundredHosts(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	const hosts, perHost = 500, 3
 	var urls []string
 	for i := range hosts {
 		h := r.site(politetest.Site{Name: fmt.Sprintf("h%03d.test", i)})
 		urls = append(urls, r.pages(h, perHost)...)
 	}
-	r.start(Config{AllowPrivateNetworks: true, MaxInFlight: 32}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, MaxInFlight: 32})
 	r.add(urls...)
 	for u, res := range r.results(len(urls)) {
 		if res.Err != nil || res.Status != 200 {
 			t.Errorf("%s: %d %v", u, res.Status, res.Err)
 		}
 	}
-	rep := r.farm.Audit().Report(restRule(MinRest))
+	rep := r.farm.Audit().Report(restRule(polite.MinRest))
 	if rep.Requests != hosts*(perHost+1) || rep.Addresses != hosts {
 		t.Errorf("farm saw %d requests on %d addresses, want %d on %d", rep.Requests, rep.Addresses, hosts*(perHost+1), hosts)
 	}
@@ -241,7 +201,7 @@ func TestFiveHundredHosts(t *testing.T) {
 		t.Errorf("farm audit: %v", rep)
 	}
 	for a, g := range rep.MinGap {
-		if g < MinRest {
+		if g < polite.MinRest {
 			t.Errorf("%v: smallest gap %v", a, g)
 		}
 	}
@@ -250,21 +210,21 @@ func TestFiveHundredHosts(t *testing.T) {
 // R1.1: a URL added while its budget has a request in flight waits for
 // that request to end and for the rest after it; it is not sent alongside.
 func TestAddWhileInFlightWaits(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	gate := make(chan struct{})
 	entered := make(chan string)
 	a := r.site(politetest.Site{Name: "busy.test", Pages: map[string]politetest.Page{"/held": {Gate: gate, Entered: entered}}})
 	c := r.site(politetest.Site{Name: "other.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: 404, Entered: entered}}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(r.farm.URL(a, "/held"))
 	<-entered // busy.test's budget has a request in flight
 	r.add(r.farm.URL(a, "/second"), r.farm.URL(c, "/x"))
 	<-entered // the dispatcher has taken both adds: other.test's robots.txt is being fetched
 	close(gate)
 	r.results(3)
-	rep := r.farm.Audit().Report(restRule(MinRest))
+	rep := r.farm.Audit().Report(restRule(polite.MinRest))
 	if rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
-	wantGaps(t, a, r.farm.Audit().VisitsTo(a), 3, MinRest)
+	wantGaps(t, a, r.farm.Audit().VisitsTo(a), 3, polite.MinRest)
 }
