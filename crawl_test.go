@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
 // crawlSite is the smallest crawler built on a Fetcher: follow every link
 // within the seed's site (its host and the hosts under it) that is not
 // nofollow, until nothing is pending. It returns the Results.
-func crawlSite(t *testing.T, f *Fetcher, seed string) (_ []*Result, duplicates int) {
+func crawlSite(t *testing.T, f *polite.Fetcher, seed string) (_ []*polite.Result, duplicates int) {
 	t.Helper()
 	site, _ := url.Parse(seed)
 	added := map[string]bool{}
@@ -24,12 +25,12 @@ func crawlSite(t *testing.T, f *Fetcher, seed string) (_ []*Result, duplicates i
 		switch err := f.Add(context.Background(), u); {
 		case err == nil:
 			added[u] = true
-		case errors.Is(err, ErrDuplicate):
+		case errors.Is(err, polite.ErrDuplicate):
 			duplicates++
 		}
 	}
 	add(seed)
-	var out []*Result
+	var out []*polite.Result
 	for f.Pending() > 0 {
 		r, err := f.Next(context.Background())
 		if err != nil {
@@ -52,17 +53,17 @@ func crawlSite(t *testing.T, f *Fetcher, seed string) (_ []*Result, duplicates i
 // number of requests, reports each kind of trap, and loses none of the
 // site's real pages.
 func TestCrawlOfATrapSiteEnds(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	seed, err := r.farm.AddTrapSite()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	f := r.start(polite.Config{AllowPrivateNetworks: true})
 	results, duplicates := crawlSite(t, f, seed)
 	fetched := map[string]bool{}
-	kinds := map[TrapKind]int{}
+	kinds := map[polite.TrapKind]int{}
 	for _, res := range results {
-		var te *TrapError
+		var te *polite.TrapError
 		switch {
 		case errors.As(res.Err, &te):
 			kinds[te.Kind]++
@@ -82,7 +83,7 @@ func TestCrawlOfATrapSiteEnds(t *testing.T) {
 	if duplicates == 0 {
 		t.Error("no URL refused by Add as a duplicate (ErrDuplicate)")
 	}
-	for _, k := range []TrapKind{TrapCalendar, TrapRepeatedContent, TrapRepeatingSegments} {
+	for _, k := range []polite.TrapKind{polite.TrapCalendar, polite.TrapRepeatedContent, polite.TrapRepeatingSegments} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s trap reported (%v)", k, kinds)
 		}
@@ -90,7 +91,7 @@ func TestCrawlOfATrapSiteEnds(t *testing.T) {
 	if n := len(r.farm.Audit().Visits()); n > 40 {
 		t.Errorf("the crawl took %d requests; the site has 6 real pages and 4 traps", n)
 	}
-	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+	if rep := r.farm.Audit().Report(restRule(polite.MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
 }
