@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -16,7 +17,7 @@ import (
 // io.EOF; and no goroutine of the fetcher is left (checked by the rig on
 // cleanup).
 func TestCloseMidRunLosesNothing(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	entered := make(chan string)
 	never := make(chan struct{}) // the gate stays shut: only Close ends these
 	var urls []string
@@ -28,13 +29,13 @@ func TestCloseMidRunLosesNothing(t *testing.T) {
 		h := r.site(s)
 		urls = append(urls, r.pages(h, 5)...)
 	}
-	f := r.start(Config{AllowPrivateNetworks: true, MaxInFlight: 8}, hooks{})
+	f := r.start(polite.Config{AllowPrivateNetworks: true, MaxInFlight: 8})
 	r.add(urls...)
 	<-entered // a request is in flight, others are done or queued
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Add(context.Background(), urls[0]); !errors.Is(err, ErrClosed) {
+	if err := f.Add(context.Background(), urls[0]); !errors.Is(err, polite.ErrClosed) {
 		t.Errorf("Add after Close = %v, want ErrClosed", err)
 	}
 	all := drain(t, f)
@@ -44,7 +45,7 @@ func TestCloseMidRunLosesNothing(t *testing.T) {
 	for _, res := range all {
 		seen[res.URL]++
 		switch {
-		case errors.Is(res.Err, ErrClosed):
+		case errors.Is(res.Err, polite.ErrClosed):
 			closed++
 		case res.Err == nil:
 			done++
@@ -72,7 +73,7 @@ func TestCloseMidRunLosesNothing(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+	if rep := r.farm.Audit().Report(restRule(polite.MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
 }
@@ -81,7 +82,7 @@ func TestCloseMidRunLosesNothing(t *testing.T) {
 // no goroutine behind; Next then says io.EOF.
 func TestCloseIdle(t *testing.T) {
 	checkNoLeaks(t)
-	f, err := New(Config{Logger: quiet})
+	f, err := polite.New(polite.Config{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestCloseIdle(t *testing.T) {
 // Next honours its context while nothing is ready.
 func TestNextContext(t *testing.T) {
 	checkNoLeaks(t)
-	f, err := New(Config{Logger: quiet})
+	f, err := polite.New(polite.Config{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,12 +116,12 @@ func TestNextContext(t *testing.T) {
 // Many readers and writers at once: every Result reaches exactly one
 // reader (run under -race).
 func TestConcurrentAddAndNext(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	var hosts []string
 	for i := range 20 {
 		hosts = append(hosts, r.site(politetest.Site{Name: fmt.Sprintf("cc%02d.test", i)}))
 	}
-	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	f := r.start(polite.Config{AllowPrivateNetworks: true})
 	const perHost = 3
 	errs := make(chan error, len(hosts))
 	for _, h := range hosts {
