@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"errors"
@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
 // R8.3: a redirect to another host is a new request there, scheduled on
 // that host's budget; the Result records the chain.
 func TestRedirectToAnotherHost(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	to := r.site(politetest.Site{Name: "new.test"})
 	target := r.farm.URL(to, "/landing")
 	from := r.site(politetest.Site{Name: "old.test", Pages: map[string]politetest.Page{"/moved": {Status: 301, Redirect: target}}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	u := r.farm.URL(from, "/moved")
 	r.add(u)
 	res := r.results(1)[u]
@@ -35,23 +36,23 @@ func TestRedirectToAnotherHost(t *testing.T) {
 // R8.3: a redirect within one host waits for that host's rest, like any
 // other request to it, and a relative Location is resolved.
 func TestRedirectSameHostRests(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "same.test", Pages: map[string]politetest.Page{"/a": {Redirect: "/b"}}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	u := r.farm.URL(h, "/a")
 	r.add(u)
 	res := r.results(1)[u]
 	if res.Err != nil || res.FinalURL != r.farm.URL(h, "/b") {
 		t.Fatalf("got %v final %s", res.Err, res.FinalURL)
 	}
-	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, MinRest) // robots.txt, /a, /b
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, polite.MinRest) // robots.txt, /a, /b
 }
 
 // R8.3: a loop is caught without another request, and a chain longer than
 // five hops is cut after the fifth redirect: six requests in all. The
 // Result is the last response, not followed; Redirects, the hops followed.
 func TestRedirectLoopAndLimit(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	loop := r.site(politetest.Site{Name: "loop.test", Pages: map[string]politetest.Page{
 		"/x":    {Redirect: "/y"},
 		"/y":    {Redirect: "/x"},
@@ -62,26 +63,26 @@ func TestRedirectLoopAndLimit(t *testing.T) {
 		n, _ := strconv.Atoi(strings.TrimPrefix(path, "/hop"))
 		return politetest.Page{Redirect: fmt.Sprintf("/hop%d", n+1)}
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	lu, gu, su := r.farm.URL(loop, "/x"), r.farm.URL(long, "/"), r.farm.URL(loop, "/s")
 	r.add(lu, gu, su)
 	res := r.results(3)
-	if !errors.Is(res[su].Err, ErrRedirectLoop) || len(res[su].Redirects) != 1 {
+	if !errors.Is(res[su].Err, polite.ErrRedirectLoop) || len(res[su].Redirects) != 1 {
 		t.Errorf("self redirect: %v after %d hops", res[su].Err, len(res[su].Redirects))
 	}
-	if !errors.Is(res[lu].Err, ErrRedirectLoop) || len(res[lu].Redirects) != 1 || res[lu].Status != 302 {
+	if !errors.Is(res[lu].Err, polite.ErrRedirectLoop) || len(res[lu].Redirects) != 1 || res[lu].Status != 302 {
 		t.Errorf("loop: %v after %d hops", res[lu].Err, len(res[lu].Redirects))
 	}
 	if n := r.farm.Audit().Count(loop); n != 5 {
 		t.Errorf("loops: farm saw %d requests, want robots.txt and 4", n)
 	}
-	if !errors.Is(res[gu].Err, ErrTooManyRedirects) || len(res[gu].Redirects) != MaxRedirects {
+	if !errors.Is(res[gu].Err, polite.ErrTooManyRedirects) || len(res[gu].Redirects) != polite.MaxRedirects {
 		t.Errorf("long chain: %v after %d hops", res[gu].Err, len(res[gu].Redirects))
 	}
-	if n := len(pageVisits(r.farm.Audit().VisitsTo(long))); n != MaxRedirects+1 {
-		t.Errorf("long chain: farm saw %d page requests, want %d", n, MaxRedirects+1)
+	if n := len(pageVisits(r.farm.Audit().VisitsTo(long))); n != polite.MaxRedirects+1 {
+		t.Errorf("long chain: farm saw %d page requests, want %d", n, polite.MaxRedirects+1)
 	}
-	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+	if rep := r.farm.Audit().Report(restRule(polite.MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
 }
@@ -89,19 +90,19 @@ func TestRedirectLoopAndLimit(t *testing.T) {
 // A redirect to a scheme the fetcher does not speak, or to a URL with
 // credentials, ends the chain with the reason; nothing more is requested.
 func TestRedirectToForbiddenTarget(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "bad.test", Pages: map[string]politetest.Page{
 		"/ftp":   {Redirect: "ftp://files.test/x"},
 		"/creds": {Redirect: "http://user:pw@bad.test/"},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	ftp, creds := r.farm.URL(h, "/ftp"), r.farm.URL(h, "/creds")
 	r.add(ftp, creds)
 	res := r.results(2)
-	if !errors.Is(res[ftp].Err, ErrUnsupportedScheme) {
+	if !errors.Is(res[ftp].Err, polite.ErrUnsupportedScheme) {
 		t.Errorf("ftp redirect: %v", res[ftp].Err)
 	}
-	if !errors.Is(res[creds].Err, ErrInvalidURL) {
+	if !errors.Is(res[creds].Err, polite.ErrInvalidURL) {
 		t.Errorf("credentials redirect: %v", res[creds].Err)
 	}
 	if n := len(pageVisits(r.farm.Audit().VisitsTo(h))); n != 2 {
@@ -113,7 +114,7 @@ func TestRedirectToForbiddenTarget(t *testing.T) {
 // choice), a 305 (a proxy, which the fetcher never uses) and an
 // unassigned 3xx come back as they are, with their Location unasked.
 func TestOnlyRedirectStatusesAreFollowed(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	to := r.site(politetest.Site{Name: "elsewhere.test"})
 	target := r.farm.URL(to, "/landing")
 	pages := map[string]politetest.Page{}
@@ -121,12 +122,12 @@ func TestOnlyRedirectStatusesAreFollowed(t *testing.T) {
 		pages[fmt.Sprintf("/s%d", status)] = politetest.Page{Status: status, Redirect: target}
 	}
 	from := r.site(politetest.Site{Name: "choices.test", Pages: pages})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	for p := range pages {
 		r.add(r.farm.URL(from, p))
 	}
 	for u, res := range r.results(len(pages)) {
-		if res.Err != nil || len(res.Redirects) != 0 || res.FinalURL != u || res.Verdict.Kind != KindNotFound {
+		if res.Err != nil || len(res.Redirects) != 0 || res.FinalURL != u || res.Verdict.Kind != polite.KindNotFound {
 			t.Errorf("%s: status %d, kind %v, %v, %d hops; want the 3xx itself, nothing followed", u, res.Status, res.Verdict.Kind, res.Err, len(res.Redirects))
 		}
 	}
