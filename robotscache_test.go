@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"errors"
@@ -8,19 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
 // R5.1: robots.txt is the first request on every host, asked once per
 // origin, through the same budget and rest as the pages.
 func TestRobotsFirstOnEveryHost(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	var urls []string
 	for i := range 30 {
 		h := r.site(politetest.Site{Name: fmt.Sprintf("r%02d.test", i)})
 		urls = append(urls, r.pages(h, 3)...)
 	}
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(urls...)
 	for u, res := range r.results(len(urls)) {
 		if res.Err != nil {
@@ -36,7 +37,7 @@ func TestRobotsFirstOnEveryHost(t *testing.T) {
 			t.Errorf("robots.txt asked with Accept %q", a)
 		}
 	}
-	if rep := r.farm.Audit().Report(restRule(MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
+	if rep := r.farm.Audit().Report(restRule(polite.MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
 }
@@ -44,16 +45,16 @@ func TestRobotsFirstOnEveryHost(t *testing.T) {
 // R5.4: a disallowed URL comes back with ErrDisallowed and the rule; the
 // farm never sees it. Sitemap lines are the caller's to read.
 func TestDisallowedURLs(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "rules.test", Pages: map[string]politetest.Page{
 		politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /private/\n\nUser-agent: PoliteCrawler\nDisallow: /drafts/\nAllow: /drafts/public\n\nSitemap: https://rules.test/sitemap.xml\n"),
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	drafts, public, private := r.farm.URL(h, "/drafts/x"), r.farm.URL(h, "/drafts/public/y"), r.farm.URL(h, "/private/z")
 	r.add(drafts, public, private)
 	res := r.results(3)
-	var dis *DisallowedError
-	if !errors.As(res[drafts].Err, &dis) || !errors.Is(res[drafts].Err, ErrDisallowed) || dis.Decision.Line != 5 || dis.Decision.Pattern != "/drafts/" {
+	var dis *polite.DisallowedError
+	if !errors.As(res[drafts].Err, &dis) || !errors.Is(res[drafts].Err, polite.ErrDisallowed) || dis.Decision.Line != 5 || dis.Decision.Pattern != "/drafts/" {
 		t.Errorf("/drafts/x: %v", res[drafts].Err)
 	}
 	if res[public].Err != nil {
@@ -77,15 +78,15 @@ func TestDisallowedURLs(t *testing.T) {
 // R5.2: while robots.txt answers 500, nothing but robots.txt is asked,
 // with a growing backoff; when it recovers, the pages follow its rules.
 func TestRobotsUnreachableHoldsThePages(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "down.test", Pages: map[string]politetest.Page{
 		politetest.RobotsPath: {Sequence: []politetest.Page{{Status: 500}, {Status: 503}, {Status: 429}, politetest.Robots("User-agent: *\nDisallow: /no\n")}},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0.5 }})
+	r.start(polite.Config{AllowPrivateNetworks: true}, jitter(0.5))
 	yes, no := r.farm.URL(h, "/yes"), r.farm.URL(h, "/no")
 	r.add(yes, no)
 	res := r.results(2)
-	if res[yes].Err != nil || !errors.Is(res[no].Err, ErrDisallowed) {
+	if res[yes].Err != nil || !errors.Is(res[no].Err, polite.ErrDisallowed) {
 		t.Errorf("after recovery: /yes %v, /no %v", res[yes].Err, res[no].Err)
 	}
 	vs := r.farm.Audit().VisitsTo(h)
@@ -96,7 +97,7 @@ func TestRobotsUnreachableHoldsThePages(t *testing.T) {
 	if fmt.Sprint(paths) != "[/robots.txt /robots.txt /robots.txt /robots.txt /yes]" {
 		t.Errorf("farm saw %v", paths)
 	}
-	want := []time.Duration{7500 * time.Millisecond, 15 * time.Second, 30 * time.Second, MinRest}
+	want := []time.Duration{7500 * time.Millisecond, 15 * time.Second, 30 * time.Second, polite.MinRest}
 	if g := gaps(vs); fmt.Sprint(g) != fmt.Sprint(want) {
 		t.Errorf("gaps %v, want %v", g, want)
 	}
@@ -105,18 +106,18 @@ func TestRobotsUnreachableHoldsThePages(t *testing.T) {
 // R5.2, R3.2: a robots.txt that keeps failing stops the host after five
 // failures; its pages come back stopped, none was asked.
 func TestRobotsFailingFiveTimesStopsTheHost(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "dead.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: 502}}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	urls := r.pages(h, 2)
 	r.add(urls...)
 	for u, res := range r.results(2) {
-		if !errors.Is(res.Err, ErrHostStopped) || !errors.Is(res.Err, ErrFailures) {
+		if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrFailures) {
 			t.Errorf("%s: %v", u, res.Err)
 		}
 	}
-	if n, pages := r.farm.Audit().Count(h), len(pageVisits(r.farm.Audit().VisitsTo(h))); n != FailuresToStop || pages != 0 {
-		t.Errorf("farm saw %d requests, %d of them pages; want %d robots.txt only", n, pages, FailuresToStop)
+	if n, pages := r.farm.Audit().Count(h), len(pageVisits(r.farm.Audit().VisitsTo(h))); n != polite.FailuresToStop || pages != 0 {
+		t.Errorf("farm saw %d requests, %d of them pages; want %d robots.txt only", n, pages, polite.FailuresToStop)
 	}
 }
 
@@ -124,13 +125,13 @@ func TestRobotsFailingFiveTimesStopsTheHost(t *testing.T) {
 func TestRobotsRefusalStopsTheHost(t *testing.T) {
 	for _, status := range []int{401, 402, 403} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
-			r := newRig(t)
+			r := newFarmRig(t)
 			h := r.site(politetest.Site{Name: "no.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: status}}})
-			r.start(Config{AllowPrivateNetworks: true}, hooks{})
+			r.start(polite.Config{AllowPrivateNetworks: true})
 			urls := r.pages(h, 2)
 			r.add(urls...)
 			for u, res := range r.results(2) {
-				if !errors.Is(res.Err, ErrHostStopped) || !errors.Is(res.Err, ErrRefused) {
+				if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrRefused) {
 					t.Errorf("%s: %v", u, res.Err)
 				}
 			}
@@ -144,18 +145,18 @@ func TestRobotsRefusalStopsTheHost(t *testing.T) {
 // R5.2: a robots.txt that redirects to another host: the hop goes through
 // that host's politeness, and the rules found there apply to the first.
 func TestRobotsRedirectToAnotherHost(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	rulesHost := r.site(politetest.Site{Name: "cdn.test", Pages: map[string]politetest.Page{
 		"/shared-robots.txt": politetest.Robots("User-agent: *\nDisallow: /secret\n"),
 	}})
 	h := r.site(politetest.Site{Name: "www.test", Pages: map[string]politetest.Page{
 		politetest.RobotsPath: {Status: 301, Redirect: r.farm.URL(rulesHost, "/shared-robots.txt")},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	secret, open := r.farm.URL(h, "/secret"), r.farm.URL(h, "/open")
 	r.add(secret, open)
 	res := r.results(2)
-	if !errors.Is(res[secret].Err, ErrDisallowed) || res[open].Err != nil {
+	if !errors.Is(res[secret].Err, polite.ErrDisallowed) || res[open].Err != nil {
 		t.Errorf("/secret %v, /open %v", res[secret].Err, res[open].Err)
 	}
 	if n := r.farm.Audit().Count(rulesHost); n != 1 {
@@ -167,7 +168,7 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 // conditionally, and a 304 keeps it. A failed refresh lets the copy stand
 // in for up to 30 days; after that the site is unreachable.
 func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "cache.test", Pages: map[string]politetest.Page{
 		politetest.RobotsPath: {Sequence: []politetest.Page{
 			{Body: []byte("User-agent: *\nDisallow: /old\n"), Header: http.Header{"Etag": {`"v1"`}}},
@@ -175,8 +176,8 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 			{Status: 500},
 		}},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0 }})
-	batch := func(paths ...string) map[string]*Result {
+	r.start(polite.Config{AllowPrivateNetworks: true}, jitter(0))
+	batch := func(paths ...string) map[string]*polite.Result {
 		var urls []string
 		for _, p := range paths {
 			urls = append(urls, r.farm.URL(h, p))
@@ -195,7 +196,7 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 	}
 	batch("/a")
 	r.clk.Advance(23 * time.Hour) // the fetcher is idle: time may pass
-	if res := batch("/old/1"); !errors.Is(res[r.farm.URL(h, "/old/1")].Err, ErrDisallowed) {
+	if res := batch("/old/1"); !errors.Is(res[r.farm.URL(h, "/old/1")].Err, polite.ErrDisallowed) {
 		t.Error("the copy was not used within 24 h")
 	}
 	if n := len(robotsVisits()); n != 1 {
@@ -208,11 +209,11 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 		t.Fatalf("refresh after 24 h: %d robots.txt requests, If-None-Match %q", len(rv), rv[len(rv)-1].Header.Get("If-None-Match"))
 	}
 	r.clk.Advance(25 * time.Hour) // the refresh now fails: the copy stands in
-	if res := batch("/old/2", "/c"); !errors.Is(res[r.farm.URL(h, "/old/2")].Err, ErrDisallowed) || res[r.farm.URL(h, "/c")].Err != nil {
+	if res := batch("/old/2", "/c"); !errors.Is(res[r.farm.URL(h, "/old/2")].Err, polite.ErrDisallowed) || res[r.farm.URL(h, "/c")].Err != nil {
 		t.Errorf("stale copy not used: %v, %v", res[r.farm.URL(h, "/old/2")].Err, res[r.farm.URL(h, "/c")].Err)
 	}
-	r.clk.Advance(RobotsStaleLimit) // past 30 days: unreachable, pages held, then stopped
-	if res := batch("/d"); !errors.Is(res[r.farm.URL(h, "/d")].Err, ErrHostStopped) {
+	r.clk.Advance(polite.RobotsStaleLimit) // past 30 days: unreachable, pages held, then stopped
+	if res := batch("/d"); !errors.Is(res[r.farm.URL(h, "/d")].Err, polite.ErrHostStopped) {
 		t.Errorf("after 30 days: %v", res[r.farm.URL(h, "/d")].Err)
 	}
 	for _, v := range r.farm.Audit().VisitsTo(h) {
@@ -225,13 +226,13 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 // R5.5: a documented API is never asked for robots.txt; it rests 1 s, or
 // longer when its terms' rate is stricter.
 func TestAPIHosts(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	api := r.site(politetest.Site{Name: "api.test"})
 	slow := r.site(politetest.Site{Name: "slowapi.test"})
-	r.start(Config{AllowPrivateNetworks: true, APIs: []API{
+	r.start(polite.Config{AllowPrivateNetworks: true, APIs: []polite.API{
 		{Host: "api.test", Terms: "https://api.test/terms"},
 		{Host: "slowapi.test", Terms: "https://slowapi.test/terms", Rate: 0.2},
-	}}, hooks{})
+	}})
 	r.add(r.pages(api, 3)...)
 	r.add(r.pages(slow, 3)...)
 	r.results(6)
@@ -244,15 +245,15 @@ func TestAPIHosts(t *testing.T) {
 // "-unrestricted" product; pacing is as usual; other hosts are not
 // affected.
 func TestUnrestrictedRun(t *testing.T) {
-	if _, err := New(Config{Unrestricted: Unrestricted{Hosts: []string{"mine.test"}}}); !errors.Is(err, ErrConfig) {
+	if _, err := polite.New(polite.Config{Unrestricted: polite.Unrestricted{Hosts: []string{"mine.test"}}}); !errors.Is(err, polite.ErrConfig) {
 		t.Errorf("no reason: %v, want ErrConfig", err)
 	}
-	r := newRig(t)
+	r := newFarmRig(t)
 	mine := r.site(politetest.Site{Name: "mine.test", Pages: map[string]politetest.Page{politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /\n")}})
 	other := r.site(politetest.Site{Name: "other.test"})
 	logs := &logRecords{}
-	r.start(Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-		Unrestricted: Unrestricted{Hosts: []string{"mine.test"}, Reason: "checking my own site before launch"}}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+		Unrestricted: polite.Unrestricted{Hosts: []string{"mine.test"}, Reason: "checking my own site before launch"}})
 	r.add(r.pages(mine, 2)...)
 	r.add(r.pages(other, 1)...)
 	for u, res := range r.results(3) {
@@ -264,7 +265,7 @@ func TestUnrestrictedRun(t *testing.T) {
 	if len(vs) != 2 || len(pageVisits(vs)) != 2 {
 		t.Errorf("mine.test saw %d requests (robots.txt asked?)", len(vs))
 	}
-	wantGaps(t, mine, vs, 2, MinRest)
+	wantGaps(t, mine, vs, 2, polite.MinRest)
 	for _, v := range vs {
 		if ua := v.Header.Get("User-Agent"); ua != "PoliteCrawler-unrestricted/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)" {
 			t.Errorf("mine.test saw User-Agent %q", ua)
@@ -289,10 +290,10 @@ func TestUnrestrictedRun(t *testing.T) {
 // OnRequest sees every request, robots.txt included, in the order they
 // end, with the gap since the previous one on the address.
 func TestOnRequestSeesEveryRequest(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "seen.test", Pages: map[string]politetest.Page{"/r": {Redirect: "/p2"}}})
-	var seen []RequestEvent
-	r.start(Config{AllowPrivateNetworks: true, OnRequest: func(q RequestEvent) { seen = append(seen, q) }}, hooks{})
+	var seen []polite.RequestEvent
+	r.start(polite.Config{AllowPrivateNetworks: true, OnRequest: func(q polite.RequestEvent) { seen = append(seen, q) }})
 	r.add(r.farm.URL(h, "/r"), r.farm.URL(h, "/p1"))
 	r.results(2)
 	r.f.Close() // OnRequest runs under the scheduler's lock: read seen once the workers are gone
