@@ -1,53 +1,55 @@
-package polite
+package polite_test
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
 // R2.4: a 429 with Retry-After in seconds: the farm sees that wait before
 // the next request to the host, then the floor again.
 func TestRetryAfterSeconds(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "busy.test", Pages: map[string]politetest.Page{
 		"/a": {Status: 429, Header: http.Header{"Retry-After": {"120"}}},
 	}})
-	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Retries: -1})
 	a := r.farm.URL(h, "/a")
 	r.add(a, r.farm.URL(h, "/b"), r.farm.URL(h, "/c"))
 	res := r.results(3)
-	if !errors.Is(res[a].Err, ErrRateLimited) || res[a].Rest != (Rest{120 * time.Second, RestRetryAfter}) {
+	if !errors.Is(res[a].Err, polite.ErrRateLimited) || res[a].Rest != (polite.Rest{120 * time.Second, polite.RestRetryAfter}) {
 		t.Errorf("429: err %v, rest %v", res[a].Err, res[a].Rest)
 	}
 	vs := pageVisits(r.farm.Audit().VisitsTo(h))
-	if g := gaps(vs); len(g) != 2 || g[0] != 120*time.Second || g[1] != MinRest {
+	if g := gaps(vs); len(g) != 2 || g[0] != 120*time.Second || g[1] != polite.MinRest {
 		t.Errorf("farm gaps %v, want [2m0s 3s]", g)
 	}
 }
 
 // R2.4: Retry-After as an HTTP-date counts from the response's Date.
 func TestRetryAfterDate(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "maint.test", Pages: map[string]politetest.Page{
 		"/a": {Status: 503, Header: http.Header{
 			"Date":        {"Thu, 01 Jan 2026 00:00:00 GMT"},
 			"Retry-After": {"Thu, 01 Jan 2026 00:01:30 GMT"},
 		}},
 	}})
-	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Retries: -1})
 	a := r.farm.URL(h, "/a")
 	r.add(a, r.farm.URL(h, "/b"))
 	res := r.results(2)
-	if !errors.Is(res[a].Err, ErrServerFailure) || res[a].Rest != (Rest{90 * time.Second, RestRetryAfter}) {
+	if !errors.Is(res[a].Err, polite.ErrServerFailure) || res[a].Rest != (polite.Rest{90 * time.Second, polite.RestRetryAfter}) {
 		t.Errorf("503: err %v, rest %v", res[a].Err, res[a].Rest)
 	}
 	if g := gaps(pageVisits(r.farm.Audit().VisitsTo(h))); len(g) != 1 || g[0] != 90*time.Second {
@@ -59,19 +61,19 @@ func TestRetryAfterDate(t *testing.T) {
 // row (with the jitter fixed at its middle: 7.5 s, 15 s, 30 s, 60 s); a
 // success resets the count, and the floor is back.
 func TestBackoffGrowsAndResets(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	fail := politetest.Page{Status: 503}
 	h := r.site(politetest.Site{Name: "flaky.test", Pages: map[string]politetest.Page{
 		"/f1": fail, "/f2": fail, "/f3": fail, "/f4": fail,
 	}})
-	r.start(Config{AllowPrivateNetworks: true, Retries: -1}, hooks{rand: func() float64 { return 0.5 }})
+	r.start(polite.Config{AllowPrivateNetworks: true, Retries: -1}, jitter(0.5))
 	var urls []string
 	for _, p := range []string{"/f1", "/f2", "/f3", "/f4", "/ok1", "/ok2"} {
 		urls = append(urls, r.farm.URL(h, p))
 	}
 	r.add(urls...)
 	res := r.results(len(urls))
-	want := []time.Duration{7500 * time.Millisecond, 15 * time.Second, 30 * time.Second, 60 * time.Second, MinRest}
+	want := []time.Duration{7500 * time.Millisecond, 15 * time.Second, 30 * time.Second, 60 * time.Second, polite.MinRest}
 	g := gaps(pageVisits(r.farm.Audit().VisitsTo(h)))
 	if len(g) != len(want) {
 		t.Fatalf("farm gaps %v, want %v", g, want)
@@ -81,7 +83,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 			t.Errorf("gap %d = %v, want %v", i, g[i], want[i])
 		}
 	}
-	if res[urls[0]].Rest.Term != RestBackoff || res[urls[4]].Rest.Term != RestFloor {
+	if res[urls[0]].Rest.Term != polite.RestBackoff || res[urls[4]].Rest.Term != polite.RestFloor {
 		t.Errorf("terms %v, %v", res[urls[0]].Rest, res[urls[4]].Rest)
 	}
 	if res[urls[5]].Err != nil {
@@ -92,56 +94,29 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 // R3.2: five failures in a row stop the host; its other URLs come back
 // stopped, and nothing more reaches it.
 func TestFiveFailuresStopTheHost(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "broken.test", Default: func(string) politetest.Page { return politetest.Page{Status: 500} }})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	urls := r.pages(h, 7)
 	r.add(urls...)
 	res := r.results(7)
 	for i, u := range urls {
 		err := res[u].Err
-		if i < FailuresToStop && !errors.Is(err, ErrServerFailure) {
+		if i < polite.FailuresToStop && !errors.Is(err, polite.ErrServerFailure) {
 			t.Errorf("%s: %v, want ErrServerFailure", u, err)
 		}
-		if i >= FailuresToStop && (!errors.Is(err, ErrHostStopped) || !errors.Is(err, ErrFailures)) {
+		if i >= polite.FailuresToStop && (!errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrFailures)) {
 			t.Errorf("%s: %v, want ErrHostStopped caused by ErrFailures", u, err)
 		}
 	}
 	later := r.farm.URL(h, "/later")
 	r.add(later)
-	if res := r.results(1); !errors.Is(res[later].Err, ErrHostStopped) {
+	if res := r.results(1); !errors.Is(res[later].Err, polite.ErrHostStopped) {
 		t.Errorf("later URL: %v", res[later].Err)
 	}
-	if n := len(pageVisits(r.farm.Audit().VisitsTo(h))); n != FailuresToStop {
-		t.Errorf("farm saw %d page requests, want %d", n, FailuresToStop)
+	if n := len(pageVisits(r.farm.Audit().VisitsTo(h))); n != polite.FailuresToStop {
+		t.Errorf("farm saw %d page requests, want %d", n, polite.FailuresToStop)
 	}
-}
-
-// logRecords captures the fetcher's slog records as decoded JSON.
-type logRecords struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logRecords) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logRecords) records(t *testing.T) []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	dec := json.NewDecoder(bytes.NewReader(l.buf.Bytes()))
-	for dec.More() {
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // R3.1, R3.4: a 403 stops the host at once: the refused URL carries a
@@ -150,7 +125,7 @@ func (l *logRecords) records(t *testing.T) []map[string]any {
 // evidence; another name on the same address goes on; one User-Agent
 // throughout.
 func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	addr, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -158,18 +133,18 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 	h := r.site(politetest.Site{Name: "closed.test", Addr: addr, Pages: map[string]politetest.Page{"/x": {Status: 403}}})
 	other := r.site(politetest.Site{Name: "open.test", Addr: addr})
 	logs := &logRecords{}
-	r.start(Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil))}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	x := r.farm.URL(h, "/x")
 	urls := []string{x, r.farm.URL(h, "/y"), r.farm.URL(other, "/1"), r.farm.URL(h, "/z"), r.farm.URL(other, "/2")}
 	r.add(urls...)
 	res := r.results(len(urls))
-	var ref *RefusalError
-	if !errors.As(res[x].Err, &ref) || ref.Status != 403 || ref.Host != "closed.test" || ref.Verdict.Kind != KindRefused {
+	var ref *polite.RefusalError
+	if !errors.As(res[x].Err, &ref) || ref.Status != 403 || ref.Host != "closed.test" || ref.Verdict.Kind != polite.KindRefused {
 		t.Fatalf("refused URL: %v", res[x].Err)
 	}
 	for _, p := range []string{"/y", "/z"} {
 		err := res[r.farm.URL(h, p)].Err
-		if !errors.Is(err, ErrHostStopped) || !errors.Is(err, ErrRefused) {
+		if !errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrRefused) {
 			t.Errorf("%s: %v, want ErrHostStopped naming the refusal", p, err)
 		}
 	}
@@ -180,7 +155,7 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 	}
 	later := r.farm.URL(h, "/later")
 	r.add(later)
-	if res := r.results(1); !errors.Is(res[later].Err, ErrHostStopped) {
+	if res := r.results(1); !errors.Is(res[later].Err, polite.ErrHostStopped) {
 		t.Errorf("later URL: %v", res[later].Err)
 	}
 	audit := r.farm.Audit()
@@ -212,7 +187,7 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 // R3.1: each saved challenge page stops its host; an ordinary page with a
 // CAPTCHA widget in a form does not.
 func TestChallengePagesStopTheirHosts(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	files, _ := filepath.Glob("testdata/responses/*.http")
 	type site struct{ name, page, next string }
 	var sites []site
@@ -223,18 +198,18 @@ func TestChallengePagesStopTheirHosts(t *testing.T) {
 		}})
 		sites = append(sites, site{name, r.farm.URL(name, "/page"), r.farm.URL(name, "/next")})
 	}
-	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0 }})
+	r.start(polite.Config{AllowPrivateNetworks: true}, jitter(0))
 	for _, s := range sites {
 		r.add(s.page, s.next)
 	}
 	res := r.results(2 * len(sites))
 	for _, s := range sites {
 		v := res[s.page].Verdict
-		stopped := errors.Is(res[s.next].Err, ErrHostStopped)
-		if v.Kind == KindRefused != stopped {
+		stopped := errors.Is(res[s.next].Err, polite.ErrHostStopped)
+		if v.Kind == polite.KindRefused != stopped {
 			t.Errorf("%s: verdict %v, next URL %v", s.name, v.Kind, res[s.next].Err)
 		}
-		if v.Challenge && !errors.Is(res[s.page].Err, ErrRefused) {
+		if v.Challenge && !errors.Is(res[s.page].Err, polite.ErrRefused) {
 			t.Errorf("%s: challenge without ErrRefused: %v", s.name, res[s.page].Err)
 		}
 		wantStop := map[string]bool{
@@ -250,7 +225,7 @@ func TestChallengePagesStopTheirHosts(t *testing.T) {
 // R2.4: a Retry-After beyond the horizon parks the address: queued and
 // later URLs come back at once with the time they may be asked again.
 func TestRetryAfterBeyondHorizonParks(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	addr, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -259,15 +234,15 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 		"/a": {Status: 429, Header: http.Header{"Retry-After": {"7200"}}},
 	}})
 	sibling := r.site(politetest.Site{Name: "sibling.test", Addr: addr})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	a, b := r.farm.URL(h, "/a"), r.farm.URL(h, "/b")
 	r.add(a, b)
 	res := r.results(2)
-	if !errors.Is(res[a].Err, ErrRateLimited) || res[a].Rest.Wait != DefaultHorizon {
+	if !errors.Is(res[a].Err, polite.ErrRateLimited) || res[a].Rest.Wait != polite.DefaultHorizon {
 		t.Errorf("429: %v, rest %v", res[a].Err, res[a].Rest)
 	}
-	var parked *ParkedError
-	if !errors.As(res[b].Err, &parked) || !errors.Is(res[b].Err, ErrParked) {
+	var parked *polite.ParkedError
+	if !errors.As(res[b].Err, &parked) || !errors.Is(res[b].Err, polite.ErrParked) {
 		t.Fatalf("queued URL: %v, want a *ParkedError", res[b].Err)
 	}
 	end := res[a].Started.Add(res[a].Duration)
@@ -276,10 +251,29 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 	}
 	c := r.farm.URL(sibling, "/c")
 	r.add(c)
-	if res := r.results(1); !errors.Is(res[c].Err, ErrParked) {
+	if res := r.results(1); !errors.Is(res[c].Err, polite.ErrParked) {
 		t.Errorf("a later URL on the same address: %v", res[c].Err)
 	}
 	if n := len(pageVisits(r.farm.Audit().Visits())); n != 1 {
 		t.Errorf("farm saw %d page requests, want 1", n)
 	}
+}
+
+// readResponse reads a saved response: status line, headers, blank line,
+// body (testdata/responses/*.http).
+func readResponse(t testing.TB, path string) (int, http.Header, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return resp.StatusCode, resp.Header, body
 }
