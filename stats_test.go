@@ -1,19 +1,20 @@
-package polite
+package polite_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
 // Stats agrees with what the farm saw, during and after a run.
 func TestStats(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	a := r.site(politetest.Site{Name: "a.test"})
 	b := r.site(politetest.Site{Name: "b.test"})
 	no := r.site(politetest.Site{Name: "no.test", Default: func(string) politetest.Page { return politetest.Page{Status: 403} }})
-	f := r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	f := r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(r.pages(a, 3)...)
 	r.add(r.pages(b, 2)...)
 	r.add(r.pages(no, 2)...)
