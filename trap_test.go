@@ -1,10 +1,11 @@
-package polite
+package polite_test
 
 import (
 	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -13,9 +14,9 @@ import (
 // far from today, a repeating path, or an absurd depth is dropped without
 // a request. Every dropped URL has its Result naming the trap.
 func TestTrapsAreDroppedWithAResult(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "site.test"})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	base := r.farm.URL(h, "")
 	page := base + "/a/b"
 	cases := map[string]string{ // URL → trap kind ("" for a page)
@@ -41,7 +42,7 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 		}
 		err := r.f.Add(t.Context(), u)
 		switch dup := cases[u] == "duplicate"; {
-		case dup && !errors.Is(err, ErrDuplicate):
+		case dup && !errors.Is(err, polite.ErrDuplicate):
 			t.Errorf("Add(%s): %v, want ErrDuplicate", u, err)
 		case !dup && err != nil:
 			t.Errorf("Add(%s): %v", u, err)
@@ -52,12 +53,12 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 	}
 	res := r.results(len(cases) - dups)
 	for u, kind := range cases {
-		var te *TrapError
+		var te *polite.TrapError
 		switch {
 		case kind == "duplicate":
 		case kind == "" && res[u].Err != nil:
 			t.Errorf("%s: %v", u, res[u].Err)
-		case kind != "" && (!errors.As(res[u].Err, &te) || string(te.Kind) != kind || !errors.Is(res[u].Err, ErrTrap)):
+		case kind != "" && (!errors.As(res[u].Err, &te) || string(te.Kind) != kind || !errors.Is(res[u].Err, polite.ErrTrap)):
 			t.Errorf("%s: %v, want a %s trap", u, res[u].Err, kind)
 		}
 	}
@@ -78,7 +79,7 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 // after five of them; the URLs of that pattern still queued come back as
 // traps, unrequested, and other pages of the host go on.
 func TestRepeatedContentDropsThePattern(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	same := politetest.Page{Body: []byte("<p>the same listing, whatever the page number</p>")}
 	h := r.site(politetest.Site{Name: "mirror.test", Default: func(path string) politetest.Page {
 		if path == "/list" {
@@ -86,7 +87,7 @@ func TestRepeatedContentDropsThePattern(t *testing.T) {
 		}
 		return politetest.Page{}
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	var urls []string
 	for i := range 9 {
 		urls = append(urls, r.farm.URL(h, fmt.Sprintf("/list?page=%d", i)))
@@ -96,7 +97,7 @@ func TestRepeatedContentDropsThePattern(t *testing.T) {
 	res := r.results(len(urls) + 1)
 	fetched, dropped := 0, 0
 	for _, u := range urls {
-		var te *TrapError
+		var te *polite.TrapError
 		switch {
 		case res[u].Err == nil:
 			fetched++
