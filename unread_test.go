@@ -1,10 +1,11 @@
-package polite
+package polite_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -14,7 +15,7 @@ import (
 // MaxInFlight however slowly the caller reads; Add still returns at once.
 // Without the bound every page was fetched before the first was read.
 func TestReaderBehindHoldsRequests(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	pages := map[string]politetest.Page{}
 	for i := range 8 {
 		pages[fmt.Sprintf("/p%d", i)] = politetest.Page{Body: fmt.Appendf(nil, "<p>page %d</p>", i)}
@@ -22,14 +23,14 @@ func TestReaderBehindHoldsRequests(t *testing.T) {
 	host := r.site(politetest.Site{Name: "api.test", Pages: pages})
 	held := make(chan struct{}, 1)
 	const maxUnread, maxInFlight = 2, 1
-	r.start(Config{AllowPrivateNetworks: true, MaxUnread: maxUnread, MaxInFlight: maxInFlight,
-		APIs: []API{{Host: host, Terms: "https://api.test/terms"}}},
-		hooks{onHeld: func() {
+	r.start(polite.Config{AllowPrivateNetworks: true, MaxUnread: maxUnread, MaxInFlight: maxInFlight,
+		APIs: []polite.API{{Host: host, Terms: "https://api.test/terms"}}},
+		onHeld(func() {
 			select {
 			case held <- struct{}{}:
 			default:
 			}
-		}})
+		}))
 	for i := range 8 {
 		r.add(r.farm.URL(host, fmt.Sprintf("/p%d", i)))
 	}
