@@ -1,10 +1,11 @@
-package polite
+package polite_test
 
 import (
 	"errors"
 	"net/http"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -22,7 +23,7 @@ func TestOnlyPagesAreRead(t *testing.T) {
 const mediaSize = 16 << 20 // larger than loopback socket buffers: a cut shows
 
 func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "media.test", Pages: map[string]politetest.Page{
 		"/photo.jpg":  typed("image/jpeg"),
 		"/clip.mp4":   typed("video/mp4"),
@@ -31,7 +32,7 @@ func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
 		"/sniffed":    {Body: append([]byte("%PDF-1.7\n"), make([]byte, mediaSize)...)}, // no Content-Type: sniffed
 		"/page.html":  typed("text/html; charset=utf-8"),
 	}})
-	r.start(Config{AllowPrivateNetworks: true, MaxBodyBytes: 2 * mediaSize}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, MaxBodyBytes: 2 * mediaSize})
 	paths := []string{"/photo.jpg", "/clip.mp4", "/font.woff2", "/paper.pdf", "/sniffed", "/page.html"}
 	var urls []string
 	for _, p := range paths {
@@ -41,8 +42,8 @@ func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
 	res := r.results(len(urls))
 	for _, p := range paths[:5] {
 		got := res[r.farm.URL(h, p)]
-		var te *ContentTypeError
-		if !errors.As(got.Err, &te) || !errors.Is(got.Err, ErrContentType) || len(got.Body) != 0 {
+		var te *polite.ContentTypeError
+		if !errors.As(got.Err, &te) || !errors.Is(got.Err, polite.ErrContentType) || len(got.Body) != 0 {
 			t.Errorf("%s: %v, %d bytes", p, got.Err, len(got.Body))
 		}
 	}
@@ -60,20 +61,20 @@ func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
 
 // Opted in: PDFs are read whole, images by a wildcard; others still not.
 func optedIn(t *testing.T, typed func(string) politetest.Page) {
-	r2 := newRig(t)
+	r2 := newFarmRig(t)
 	h2 := r2.site(politetest.Site{Name: "docs.test", Pages: map[string]politetest.Page{
 		"/paper.pdf": typed("application/pdf"),
 		"/photo.jpg": typed("image/jpeg"),
 		"/clip.mp4":  typed("video/mp4"),
 	}})
-	r2.start(Config{AllowPrivateNetworks: true, MaxBodyBytes: 2 * mediaSize, Types: []string{"application/pdf", "image/*"}}, hooks{})
+	r2.start(polite.Config{AllowPrivateNetworks: true, MaxBodyBytes: 2 * mediaSize, Types: []string{"application/pdf", "image/*"}})
 	pdf, jpg, mp4 := r2.farm.URL(h2, "/paper.pdf"), r2.farm.URL(h2, "/photo.jpg"), r2.farm.URL(h2, "/clip.mp4")
 	r2.add(pdf, jpg, mp4)
 	res := r2.results(3)
 	if res[pdf].Err != nil || len(res[pdf].Body) != mediaSize || res[jpg].Err != nil || len(res[jpg].Body) != mediaSize {
 		t.Errorf("opted in: pdf %v %d bytes, jpg %v %d bytes", res[pdf].Err, len(res[pdf].Body), res[jpg].Err, len(res[jpg].Body))
 	}
-	if !errors.Is(res[mp4].Err, ErrContentType) {
+	if !errors.Is(res[mp4].Err, polite.ErrContentType) {
 		t.Errorf("video without opt-in: %v", res[mp4].Err)
 	}
 	for _, v := range pageVisits(r2.farm.Audit().VisitsTo(h2)) {
@@ -81,7 +82,7 @@ func optedIn(t *testing.T, typed func(string) politetest.Page) {
 			t.Errorf("Accept %q, want %q", v.Header.Get("Accept"), want)
 		}
 	}
-	if _, err := New(Config{Types: []string{"pdf"}}); !errors.Is(err, ErrConfig) {
+	if _, err := polite.New(polite.Config{Types: []string{"pdf"}}); !errors.Is(err, polite.ErrConfig) {
 		t.Errorf("a malformed type: %v", err)
 	}
 }
