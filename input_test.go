@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -20,7 +21,7 @@ import (
 // in the Result.
 func TestAddRefusesBadURLs(t *testing.T) {
 	checkNoLeaks(t)
-	f, err := New(Config{Logger: quiet})
+	f, err := polite.New(polite.Config{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +30,12 @@ func TestAddRefusesBadURLs(t *testing.T) {
 		url  string
 		want error
 	}{
-		{"::not a url", ErrInvalidURL},
-		{"", ErrInvalidURL},
-		{"ftp://example.org/pub/file.txt", ErrUnsupportedScheme},
-		{"http://169.254.169.254/latest/meta-data/", ErrPrivateAddress},
-		{"http://10.0.0.1/", ErrPrivateAddress},
-		{"http://127.0.0.1:8080/", ErrPrivateAddress},
+		{"::not a url", polite.ErrInvalidURL},
+		{"", polite.ErrInvalidURL},
+		{"ftp://example.org/pub/file.txt", polite.ErrUnsupportedScheme},
+		{"http://169.254.169.254/latest/meta-data/", polite.ErrPrivateAddress},
+		{"http://10.0.0.1/", polite.ErrPrivateAddress},
+		{"http://127.0.0.1:8080/", polite.ErrPrivateAddress},
 	} {
 		if err := f.Add(context.Background(), c.url); !errors.Is(err, c.want) {
 			t.Errorf("Add(%q) = %v, want %v", c.url, err, c.want)
@@ -48,14 +49,14 @@ func TestAddRefusesBadURLs(t *testing.T) {
 // R10.1: a name that resolves to loopback is refused without the allow
 // option: the Result says so, and no request reaches the farm.
 func TestNameResolvingToLoopback(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "inside.test"})
 	r.farm.MapName("sneaky.test", netip.MustParseAddr("127.0.0.1"))
-	r.start(Config{}, hooks{}) // AllowPrivateNetworks off
+	r.start(polite.Config{}, guarded) // AllowPrivateNetworks off
 	u1, u2 := r.farm.URL(h, "/"), "http://sneaky.test/"
 	r.add(u1, u2)
 	for u, res := range r.results(2) {
-		if !errors.Is(res.Err, ErrPrivateAddress) {
+		if !errors.Is(res.Err, polite.ErrPrivateAddress) {
 			t.Errorf("%s: %v, want ErrPrivateAddress", u, res.Err)
 		}
 	}
@@ -66,11 +67,11 @@ func TestNameResolvingToLoopback(t *testing.T) {
 
 // A host that does not resolve gets ErrUnresolved for each of its URLs.
 func TestUnresolvedHost(t *testing.T) {
-	r := newRig(t)
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r := newFarmRig(t)
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add("http://nowhere.test/a", "http://nowhere.test/b")
 	for u, res := range r.results(2) {
-		if !errors.Is(res.Err, ErrUnresolved) {
+		if !errors.Is(res.Err, polite.ErrUnresolved) {
 			t.Errorf("%s: %v, want ErrUnresolved", u, res.Err)
 		}
 	}
@@ -78,13 +79,13 @@ func TestUnresolvedHost(t *testing.T) {
 
 // R10.2: a body over the cap is cut at the cap, flagged, and named.
 func TestBodyOverCap(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "big.test", Pages: map[string]politetest.Page{"/big": {Size: 5000}}})
-	r.start(Config{AllowPrivateNetworks: true, MaxBodyBytes: 1000}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, MaxBodyBytes: 1000})
 	u := r.farm.URL(h, "/big")
 	r.add(u)
 	res := r.results(1)[u]
-	if !errors.Is(res.Err, ErrBodyTooLarge) || !res.Truncated || len(res.Body) != 1000 {
+	if !errors.Is(res.Err, polite.ErrBodyTooLarge) || !res.Truncated || len(res.Body) != 1000 {
 		t.Errorf("err %v, truncated %v, %d bytes; want ErrBodyTooLarge, true, 1000", res.Err, res.Truncated, len(res.Body))
 	}
 }
@@ -106,9 +107,9 @@ func TestServerThatNeverFinishes(t *testing.T) {
 		{"headers never come", politetest.Page{Gate: never}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newRig(t)
+			r := newFarmRig(t)
 			h := r.site(politetest.Site{Name: "tar.test", Pages: map[string]politetest.Page{"/pit": c.page}})
-			r.start(Config{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond}, hooks{})
+			r.start(polite.Config{AllowPrivateNetworks: true, Timeout: 200 * time.Millisecond})
 			u := r.farm.URL(h, "/pit")
 			r.add(u, r.farm.URL(h, "/after"))
 			res := r.results(2)
@@ -148,10 +149,10 @@ func (r *flakyResolver) LookupNetIP(ctx context.Context, network, host string) (
 // tried again after the backoff and the pages are then fetched. Five
 // failures in a row stop the host.
 func TestPassingDNSFailureIsRetried(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "wobbly.test"})
 	res := &flakyResolver{farm: r.farm.Resolver(), n: 2, tries: map[string]int{}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{rand: func() float64 { return 0 }})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res}, jitter(0))
 	start := r.clk.Now()
 	r.add(r.pages(h, 2)...)
 	for u, got := range r.results(2) {
@@ -169,18 +170,18 @@ func TestPassingDNSFailureIsRetried(t *testing.T) {
 }
 
 func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "gone.test"})
 	res := &flakyResolver{farm: r.farm.Resolver(), n: 100, tries: map[string]int{}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.pages(h, 2)...)
 	for u, got := range r.results(2) {
-		if !errors.Is(got.Err, ErrHostStopped) || !errors.Is(got.Err, ErrFailures) {
+		if !errors.Is(got.Err, polite.ErrHostStopped) || !errors.Is(got.Err, polite.ErrFailures) {
 			t.Errorf("%s: %v", u, got.Err)
 		}
 	}
-	if res.tries[h] != FailuresToStop {
-		t.Errorf("%d lookups, want %d", res.tries[h], FailuresToStop)
+	if res.tries[h] != polite.FailuresToStop {
+		t.Errorf("%d lookups, want %d", res.tries[h], polite.FailuresToStop)
 	}
 	if n := len(r.farm.Audit().Visits()); n != 0 {
 		t.Errorf("farm saw %d requests", n)
@@ -191,11 +192,11 @@ func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
 // memory: the largest Content-Length there is, on a five-byte body, gives
 // a failed request, not a crash.
 func TestAbsurdContentLength(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "liar.test", Pages: map[string]politetest.Page{
 		"/claim": {Header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {"9223372036854775807"}}, Body: []byte("hello")},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	u := r.farm.URL(h, "/claim")
 	r.add(u)
 	if res := r.results(1); res[u].Err == nil {
@@ -209,11 +210,11 @@ func TestAbsurdContentLength(t *testing.T) {
 // refuses it: there is no length between the two that is accepted and
 // then dropped as a trap.
 func TestLongestURLIsSentWhole(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "long.test"})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	base := r.farm.URL(h, "/")
-	u := base + strings.Repeat("a", MaxURLLength-len(base))
+	u := base + strings.Repeat("a", polite.MaxURLLength-len(base))
 	r.add(u)
 	if res := r.results(1)[u]; res.Err != nil || res.Status != http.StatusOK {
 		t.Fatalf("%d-byte URL: status %d, %v", len(u), res.Status, res.Err)
@@ -224,7 +225,7 @@ func TestLongestURLIsSentWhole(t *testing.T) {
 	}
 	// "é" is 2 bytes as given and 6 once percent-encoded.
 	for _, longer := range []string{u + "a", u[:len(u)-2] + "é"} {
-		if err := r.f.Add(context.Background(), longer); !errors.Is(err, ErrInvalidURL) {
+		if err := r.f.Add(context.Background(), longer); !errors.Is(err, polite.ErrInvalidURL) {
 			t.Errorf("Add of a %d-byte URL: %v, want ErrInvalidURL", len(longer), err)
 		}
 	}
@@ -259,21 +260,21 @@ func (r *stuckResolver) LookupNetIP(ctx context.Context, network, host string) (
 // timed out, and counts as a failed lookup: five stop the host. The
 // worker's next lookups, on a fresh context, go on.
 func TestLookupTimeout(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	fine := r.site(politetest.Site{Name: "fine.test"})
 	res := &stuckResolver{farm: r.farm.Resolver(), stuck: "stuck.test"}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res, MaxInFlight: 1},
-		hooks{rand: func() float64 { return 0 }, lookupTimeout: 20 * time.Millisecond})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res, MaxInFlight: 1},
+		jitter(0), lookupTimeout(20*time.Millisecond))
 	stuck := "http://stuck.test/page"
 	r.add(stuck, r.farm.URL(fine, "/page"))
 	got := r.results(2)
 	err := got[stuck].Err
-	if !errors.Is(err, ErrHostStopped) || !errors.Is(err, ErrUnresolved) || !errors.Is(err, context.DeadlineExceeded) ||
+	if !errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrUnresolved) || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), "lookup took longer than 20ms") {
 		t.Errorf("stuck host: %v; want the host stopped after lookups that timed out", err)
 	}
-	if n := res.tries.Load(); n != FailuresToStop {
-		t.Errorf("%d lookups of the stuck host, want %d", n, FailuresToStop)
+	if n := res.tries.Load(); n != polite.FailuresToStop {
+		t.Errorf("%d lookups of the stuck host, want %d", n, polite.FailuresToStop)
 	}
 	if err := got[r.farm.URL(fine, "/page")].Err; err != nil {
 		t.Errorf("the other host, on the same worker: %v", err)
@@ -284,10 +285,10 @@ func TestLookupTimeout(t *testing.T) {
 // runs out is kept: a host that does not exist is not retried as if the
 // lookup had timed out.
 func TestLookupAnswerAtTheTimeout(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	res := &stuckResolver{farm: r.farm.Resolver(), stuck: "gone.test", lateAnswer: true}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res},
-		hooks{rand: func() float64 { return 0 }, lookupTimeout: 20 * time.Millisecond})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res},
+		jitter(0), lookupTimeout(20*time.Millisecond))
 	u := "http://gone.test/page"
 	r.add(u)
 	err := r.results(1)[u].Err
