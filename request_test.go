@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -14,11 +15,11 @@ import (
 // exact default User-Agent, no From without a contact, an Accept asking for
 // HTML, and never a Cookie or Authorization, even after a Set-Cookie.
 func TestRequestsAreHonestAndMinimal(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "cookie.test", Default: func(string) politetest.Page {
 		return politetest.Page{Header: http.Header{"Set-Cookie": {"session=abc; Path=/"}}}
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(r.pages(h, 3)...)
 	r.results(3)
 	for _, v := range r.farm.Audit().VisitsTo(h) {
@@ -42,9 +43,9 @@ func TestRequestsAreHonestAndMinimal(t *testing.T) {
 // R4.2: a contact goes in the User-Agent and in From; a custom name is
 // the product token sent.
 func TestContactIsSent(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "contact.test"})
-	r.start(Config{AllowPrivateNetworks: true, Name: "acme-indexer", Version: "2.0", InfoURL: "https://acme.example/bot", Contact: "bot@acme.example"}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Name: "acme-indexer", Version: "2.0", InfoURL: "https://acme.example/bot", Contact: "bot@acme.example"})
 	r.add(r.farm.URL(h, "/"))
 	r.results(1)
 	v := r.farm.Audit().VisitsTo(h)[0]
@@ -78,7 +79,7 @@ func (f *flipResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.A
 // R1.1: a host is resolved once, and every request to it is dialled to
 // that address (pinned), whatever the resolver says later.
 func TestAddressIsPinned(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	good, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestAddressIsPinned(t *testing.T) {
 	}
 	h := r.site(politetest.Site{Name: "pinned.test", Addr: good})
 	res := &flipResolver{first: good, later: other, lookups: map[string]int{}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.pages(h, 3)...)
 	for u, got := range r.results(3) {
 		if got.Err != nil || got.Addr != good {
