@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,4 +241,45 @@ func TestStoreLockedByProcess(t *testing.T) {
 	}
 	mustLoad(t, s, "https://example.org/")
 	s.Close()
+}
+
+// The store helpers below are store_test.go's, for this file alone while
+// it is in package polite and store_test.go in polite_test.
+
+// when is a time with nanoseconds in a zone other than UTC.
+func when(i int) time.Time {
+	return storeTestTime.Add(time.Duration(i)*time.Hour + 123456789)
+}
+
+var storeTestTime = time.Date(2026, 5, 17, 14, 3, 7, 1, time.FixedZone("CEST", 2*3600))
+
+func testPage(url string, i int) StoredPage {
+	return StoredPage{
+		URL:    url,
+		Status: 200,
+		Header: http.Header{
+			"Content-Type":  {"text/html; charset=utf-8"},
+			"Etag":          {fmt.Sprintf(`"v%d"`, i)},
+			"Last-Modified": {"Mon, 02 Jan 2006 15:04:05 GMT"},
+			"Vary":          {"Accept-Encoding", "Accept-Language"},
+		},
+		Body:    fmt.Appendf(nil, "<html><body>%s version %d</body></html>", url, i),
+		Fetched: when(i),
+	}
+}
+
+func mustSave(t *testing.T, s Store, p StoredPage) {
+	t.Helper()
+	if err := s.SavePage(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustLoad(t *testing.T, s Store, url string) StoredPage {
+	t.Helper()
+	p, ok, err := s.LoadPage(url)
+	if err != nil || !ok {
+		t.Fatalf("LoadPage(%q) = %v, %v", url, ok, err)
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"bytes"
@@ -15,17 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"go.etcd.io/bbolt"
 )
 
 // storeKinds are the implementations every contract test runs against.
 var storeKinds = []struct {
 	name string
-	open func(t *testing.T) Store
+	open func(t *testing.T) polite.Store
 }{
-	{"memory", func(t *testing.T) Store { return NewMemoryStore() }},
-	{"disk", func(t *testing.T) Store {
-		s, err := OpenStore(filepath.Join(t.TempDir(), "store.db"))
+	{"memory", func(t *testing.T) polite.Store { return polite.NewMemoryStore() }},
+	{"disk", func(t *testing.T) polite.Store {
+		s, err := polite.OpenStore(filepath.Join(t.TempDir(), "store.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +37,7 @@ var storeKinds = []struct {
 // storeContract is the behaviour both stores must have.
 var storeContract = []struct {
 	name string
-	test func(t *testing.T, s Store)
+	test func(t *testing.T, s polite.Store)
 }{
 	{"page round trip", testPageRoundTrip},
 	{"normalised values", testNormalised},
@@ -74,8 +75,8 @@ func when(i int) time.Time {
 
 var storeTestTime = time.Date(2026, 5, 17, 14, 3, 7, 1, time.FixedZone("CEST", 2*3600))
 
-func testPage(url string, i int) StoredPage {
-	return StoredPage{
+func testPage(url string, i int) polite.StoredPage {
+	return polite.StoredPage{
 		URL:    url,
 		Status: 200,
 		Header: http.Header{
@@ -91,7 +92,7 @@ func testPage(url string, i int) StoredPage {
 
 // samePage compares a loaded page with the one saved: same instant, in
 // UTC.
-func samePage(t *testing.T, got, want StoredPage) {
+func samePage(t *testing.T, got, want polite.StoredPage) {
 	t.Helper()
 	if got.URL != want.URL || got.Status != want.Status || !bytes.Equal(got.Body, want.Body) ||
 		!reflect.DeepEqual(got.Header, want.Header) {
@@ -103,14 +104,14 @@ func samePage(t *testing.T, got, want StoredPage) {
 	}
 }
 
-func mustSave(t *testing.T, s Store, p StoredPage) {
+func mustSave(t *testing.T, s polite.Store, p polite.StoredPage) {
 	t.Helper()
 	if err := s.SavePage(p); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func mustLoad(t *testing.T, s Store, url string) StoredPage {
+func mustLoad(t *testing.T, s polite.Store, url string) polite.StoredPage {
 	t.Helper()
 	p, ok, err := s.LoadPage(url)
 	if err != nil || !ok {
@@ -119,7 +120,7 @@ func mustLoad(t *testing.T, s Store, url string) StoredPage {
 	return p
 }
 
-func mustHistory(t *testing.T, s Store, url string) []StoredPage {
+func mustHistory(t *testing.T, s polite.Store, url string) []polite.StoredPage {
 	t.Helper()
 	h, err := s.PageHistory(url)
 	if err != nil {
@@ -128,7 +129,7 @@ func mustHistory(t *testing.T, s Store, url string) []StoredPage {
 	return h
 }
 
-func testPageRoundTrip(t *testing.T, s Store) {
+func testPageRoundTrip(t *testing.T, s polite.Store) {
 	want := testPage("https://example.org/a", 1)
 	mustSave(t, s, want)
 	got := mustLoad(t, s, want.URL)
@@ -151,26 +152,26 @@ func testPageRoundTrip(t *testing.T, s Store) {
 	}
 
 	// Large body, odd statuses and bytes.
-	big := StoredPage{URL: "https://example.org/big?q=ü&x=%00", Status: -1, Body: bytes.Repeat([]byte{0, 1, 2, 0xff}, 300_000),
+	big := polite.StoredPage{URL: "https://example.org/big?q=ü&x=%00", Status: -1, Body: bytes.Repeat([]byte{0, 1, 2, 0xff}, 300_000),
 		Header: http.Header{"X-Empty": {""}, "x-lower-case": {"kept as written"}}, Fetched: time.Unix(1<<40, 999_999_999)}
 	mustSave(t, s, big)
 	samePage(t, mustLoad(t, s, big.URL), big)
 }
 
-func testNormalised(t *testing.T, s Store) {
-	mustSave(t, s, StoredPage{URL: "https://example.org/empty", Status: 204, Header: http.Header{}, Body: []byte{}})
+func testNormalised(t *testing.T, s polite.Store) {
+	mustSave(t, s, polite.StoredPage{URL: "https://example.org/empty", Status: 204, Header: http.Header{}, Body: []byte{}})
 	got := mustLoad(t, s, "https://example.org/empty")
 	if got.Body != nil || got.Header != nil || got.Fetched != (time.Time{}) {
 		t.Errorf("empty page loads as %#v, want nil body, nil header, zero time", got)
 	}
-	mustSave(t, s, StoredPage{URL: "https://example.org/novalues", Header: http.Header{"X-None": {}}})
+	mustSave(t, s, polite.StoredPage{URL: "https://example.org/novalues", Header: http.Header{"X-None": {}}})
 	got = mustLoad(t, s, "https://example.org/novalues")
 	if vs, ok := got.Header["X-None"]; !ok || vs != nil {
 		t.Errorf("field without values loads as %#v, %v; want a nil slice", vs, ok)
 	}
 	for _, at := range []time.Time{{}, time.Unix(0, 0), time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC),
 		time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("", -7*3600)), time.Date(1600, 2, 29, 0, 0, 0, 0, time.Local)} {
-		if err := s.SaveHost(HostRecord{Host: "t.example", CoolOffUntil: at}); err != nil {
+		if err := s.SaveHost(polite.HostRecord{Host: "t.example", CoolOffUntil: at}); err != nil {
 			t.Fatal(err)
 		}
 		h, _, err := s.LoadHost("t.example")
@@ -180,9 +181,9 @@ func testNormalised(t *testing.T, s Store) {
 	}
 }
 
-func testHistoryOrder(t *testing.T, s Store) {
+func testHistoryOrder(t *testing.T, s polite.Store) {
 	const url = "https://example.org/news"
-	var want []StoredPage
+	var want []polite.StoredPage
 	for i := range 7 {
 		p := testPage(url, i)
 		if i == 3 {
@@ -201,7 +202,7 @@ func testHistoryOrder(t *testing.T, s Store) {
 	}
 }
 
-func testUnchangedBody(t *testing.T, s Store) {
+func testUnchangedBody(t *testing.T, s polite.Store) {
 	const url = "https://example.org/same"
 	body := bytes.Repeat([]byte("<p>unchanged</p>"), 1000)
 	for i := range 5 {
@@ -229,7 +230,7 @@ func testUnchangedBody(t *testing.T, s Store) {
 	samePage(t, mustLoad(t, s, "https://example.org/mirror"), p)
 }
 
-func testURLsApart(t *testing.T, s Store) {
+func testURLsApart(t *testing.T, s polite.Store) {
 	urls := []string{"http://a", "http://a/", "http://a/b", "http://a/\x00", "http://a/\x00\x00", "\x01", "\x02\x01", strings.Repeat("x", 200), strings.Repeat("x", 201)}
 	for round := range 3 {
 		for i, u := range urls {
@@ -251,7 +252,7 @@ func testURLsApart(t *testing.T, s Store) {
 	}
 }
 
-func testCopies(t *testing.T, s Store) {
+func testCopies(t *testing.T, s polite.Store) {
 	p := testPage("https://example.org/c", 1)
 	want := testPage("https://example.org/c", 1)
 	want.Fetched = p.Fetched
@@ -273,7 +274,7 @@ func testCopies(t *testing.T, s Store) {
 	samePage(t, mustLoad(t, s, p.URL), want)
 	samePage(t, mustHistory(t, s, p.URL)[0], want)
 
-	r := StoredRobots{Origin: "https://example.org:443", Status: 200, Header: http.Header{"Etag": {`"r"`}}, Body: []byte("User-agent: *\n")}
+	r := polite.StoredRobots{Origin: "https://example.org:443", Status: 200, Header: http.Header{"Etag": {`"r"`}}, Body: []byte("User-agent: *\n")}
 	if err := s.SaveRobots(r); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func testCopies(t *testing.T, s Store) {
 		t.Fatalf("robots changed through a loaded copy: %q %v", gotR.Body, gotR.Header)
 	}
 
-	if err := s.AddRefusal(RefusalRecord{Host: "h", URL: "u", Kind: "refused"}); err != nil {
+	if err := s.AddRefusal(polite.RefusalRecord{Host: "h", URL: "u", Kind: "refused"}); err != nil {
 		t.Fatal(err)
 	}
 	rs, _ := s.Refusals()
@@ -300,18 +301,18 @@ func testCopies(t *testing.T, s Store) {
 	}
 }
 
-func testMissing(t *testing.T, s Store) {
+func testMissing(t *testing.T, s polite.Store) {
 	mustSave(t, s, testPage("https://example.org/present", 0))
-	if p, ok, err := s.LoadPage("https://example.org/absent"); err != nil || ok || !reflect.DeepEqual(p, StoredPage{}) {
+	if p, ok, err := s.LoadPage("https://example.org/absent"); err != nil || ok || !reflect.DeepEqual(p, polite.StoredPage{}) {
 		t.Errorf("LoadPage(missing) = %v, %v, %v", p, ok, err)
 	}
 	if h, err := s.PageHistory("https://example.org/absent"); err != nil || len(h) != 0 {
 		t.Errorf("PageHistory(missing) = %v, %v", h, err)
 	}
-	if r, ok, err := s.LoadRobots("https://example.org:443"); err != nil || ok || !reflect.DeepEqual(r, StoredRobots{}) {
+	if r, ok, err := s.LoadRobots("https://example.org:443"); err != nil || ok || !reflect.DeepEqual(r, polite.StoredRobots{}) {
 		t.Errorf("LoadRobots(missing) = %v, %v, %v", r, ok, err)
 	}
-	if h, ok, err := s.LoadHost("example.org"); err != nil || ok || h != (HostRecord{}) {
+	if h, ok, err := s.LoadHost("example.org"); err != nil || ok || h != (polite.HostRecord{}) {
 		t.Errorf("LoadHost(missing) = %v, %v, %v", h, ok, err)
 	}
 	if rs, err := s.Refusals(); err != nil || len(rs) != 0 {
@@ -319,13 +320,13 @@ func testMissing(t *testing.T, s Store) {
 	}
 }
 
-func testBadKeys(t *testing.T, s Store) {
+func testBadKeys(t *testing.T, s polite.Store) {
 	long := "https://example.org/" + strings.Repeat("a", 17<<10)
 	for _, k := range []string{"", long} {
 		errs := []error{
-			s.SavePage(StoredPage{URL: k}),
-			s.SaveRobots(StoredRobots{Origin: k}),
-			s.SaveHost(HostRecord{Host: k}),
+			s.SavePage(polite.StoredPage{URL: k}),
+			s.SaveRobots(polite.StoredRobots{Origin: k}),
+			s.SaveHost(polite.HostRecord{Host: k}),
 		}
 		_, _, err := s.LoadPage(k)
 		errs = append(errs, err)
@@ -336,19 +337,19 @@ func testBadKeys(t *testing.T, s Store) {
 		_, _, err = s.LoadHost(k)
 		errs = append(errs, err)
 		for i, err := range errs {
-			if !errors.Is(err, ErrStore) {
+			if !errors.Is(err, polite.ErrStore) {
 				t.Errorf("key of %d bytes, call %d: err = %v, want ErrStore", len(k), i, err)
 			}
 		}
 	}
-	if err := s.SavePage(StoredPage{URL: long[:16<<10]}); err != nil {
+	if err := s.SavePage(polite.StoredPage{URL: long[:16<<10]}); err != nil {
 		t.Errorf("a 16 KiB URL: %v", err)
 	}
 }
 
-func testRobots(t *testing.T, s Store) {
+func testRobots(t *testing.T, s polite.Store) {
 	const origin = "https://example.org:443"
-	r := StoredRobots{Origin: origin, Status: 200, Body: []byte("User-agent: *\nDisallow: /private\n"),
+	r := polite.StoredRobots{Origin: origin, Status: 200, Body: []byte("User-agent: *\nDisallow: /private\n"),
 		Header: http.Header{"Etag": {`"abc"`}, "Last-Modified": {"Mon, 02 Jan 2006 15:04:05 GMT"}}, Fetched: when(0)}
 	if err := s.SaveRobots(r); err != nil {
 		t.Fatal(err)
@@ -358,7 +359,7 @@ func testRobots(t *testing.T, s Store) {
 		!reflect.DeepEqual(got.Header, r.Header) || !got.Fetched.Equal(r.Fetched) {
 		t.Fatalf("LoadRobots = %#v, %v, %v", got, ok, err)
 	}
-	r2 := StoredRobots{Origin: origin, Status: 404, Fetched: when(1)}
+	r2 := polite.StoredRobots{Origin: origin, Status: 404, Fetched: when(1)}
 	if err := s.SaveRobots(r2); err != nil {
 		t.Fatal(err)
 	}
@@ -371,11 +372,11 @@ func testRobots(t *testing.T, s Store) {
 	}
 }
 
-func testRefusals(t *testing.T, s Store) {
-	var want []RefusalRecord
+func testRefusals(t *testing.T, s polite.Store) {
+	var want []polite.RefusalRecord
 	for i := range 300 {
-		r := RefusalRecord{Host: fmt.Sprintf("h%d.example", i%7), URL: fmt.Sprintf("https://h%d.example/%d", i%7, i),
-			Status: 403, Kind: []StopKind{StopRefused, StopFailures}[i%2], Evidence: fmt.Sprintf("cf-mitigated: challenge #%d", i), At: when(i)}
+		r := polite.RefusalRecord{Host: fmt.Sprintf("h%d.example", i%7), URL: fmt.Sprintf("https://h%d.example/%d", i%7, i),
+			Status: 403, Kind: []polite.StopKind{polite.StopRefused, polite.StopFailures}[i%2], Evidence: fmt.Sprintf("cf-mitigated: challenge #%d", i), At: when(i)}
 		want = append(want, r)
 		if err := s.AddRefusal(r); err != nil {
 			t.Fatal(err)
@@ -394,8 +395,8 @@ func testRefusals(t *testing.T, s Store) {
 	}
 }
 
-func testHosts(t *testing.T, s Store) {
-	h := HostRecord{Host: "example.org", Stops: 1, CoolOffUntil: when(6), LastReason: "403 on /"}
+func testHosts(t *testing.T, s polite.Store) {
+	h := polite.HostRecord{Host: "example.org", Stops: 1, CoolOffUntil: when(6), LastReason: "403 on /"}
 	if err := s.SaveHost(h); err != nil {
 		t.Fatal(err)
 	}
@@ -403,11 +404,11 @@ func testHosts(t *testing.T, s Store) {
 	if err != nil || !ok || got.Host != h.Host || got.Stops != 1 || !got.CoolOffUntil.Equal(h.CoolOffUntil) || got.LastReason != h.LastReason {
 		t.Fatalf("LoadHost = %#v, %v, %v", got, ok, err)
 	}
-	h2 := HostRecord{Host: "example.org", Stops: 2, CoolOffUntil: when(12), LastReason: "five failures"}
+	h2 := polite.HostRecord{Host: "example.org", Stops: 2, CoolOffUntil: when(12), LastReason: "five failures"}
 	if err := s.SaveHost(h2); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := s.LoadHost("example.org"); got != (HostRecord{Host: h2.Host, Stops: 2, CoolOffUntil: h2.CoolOffUntil.UTC(), LastReason: h2.LastReason}) {
+	if got, _, _ := s.LoadHost("example.org"); got != (polite.HostRecord{Host: h2.Host, Stops: 2, CoolOffUntil: h2.CoolOffUntil.UTC(), LastReason: h2.LastReason}) {
 		t.Fatalf("after replacing: %#v", got)
 	}
 	if _, ok, _ := s.LoadHost("www.example.org"); ok {
@@ -417,7 +418,7 @@ func testHosts(t *testing.T, s Store) {
 
 // testConcurrent: 64 writers, each saving its own pages and versions of
 // one shared page, with readers alongside (run under -race).
-func testConcurrent(t *testing.T, s Store) {
+func testConcurrent(t *testing.T, s polite.Store) {
 	const writers, pages = 64, 12
 	const shared = "https://example.org/shared"
 	var wg sync.WaitGroup
@@ -435,12 +436,12 @@ func testConcurrent(t *testing.T, s Store) {
 						errc <- err
 						return
 					}
-					if err := s.AddRefusal(RefusalRecord{Host: fmt.Sprintf("w%d.example", w), Kind: "refused"}); err != nil {
+					if err := s.AddRefusal(polite.RefusalRecord{Host: fmt.Sprintf("w%d.example", w), Kind: "refused"}); err != nil {
 						errc <- err
 						return
 					}
 				}
-				if err := s.SaveHost(HostRecord{Host: fmt.Sprintf("w%d.example", w), Stops: i}); err != nil {
+				if err := s.SaveHost(polite.HostRecord{Host: fmt.Sprintf("w%d.example", w), Stops: i}); err != nil {
 					errc <- err
 					return
 				}
@@ -482,7 +483,7 @@ func testConcurrent(t *testing.T, s Store) {
 	}
 }
 
-func testClosed(t *testing.T, s Store) {
+func testClosed(t *testing.T, s polite.Store) {
 	mustSave(t, s, testPage("https://example.org/a", 0))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -493,9 +494,9 @@ func testClosed(t *testing.T, s Store) {
 	_, _, err1 := s.LoadPage("https://example.org/a")
 	err2 := s.SavePage(testPage("https://example.org/a", 1))
 	_, err3 := s.Refusals()
-	err4 := s.AddRefusal(RefusalRecord{})
+	err4 := s.AddRefusal(polite.RefusalRecord{})
 	for i, err := range []error{err1, err2, err3, err4} {
-		if !errors.Is(err, ErrStore) {
+		if !errors.Is(err, polite.ErrStore) {
 			t.Errorf("call %d after Close: %v, want ErrStore", i, err)
 		}
 	}
@@ -506,25 +507,25 @@ func testClosed(t *testing.T, s Store) {
 // old ones.
 func TestStoreReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := OpenStore(path)
+	s, err := polite.OpenStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pages []StoredPage
+	var pages []polite.StoredPage
 	for i := range 40 {
 		p := testPage(fmt.Sprintf("https://example.org/%d", i%10), i)
 		pages = append(pages, p)
 		mustSave(t, s, p)
 	}
-	r := StoredRobots{Origin: "https://example.org:443", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 5\n"), Header: http.Header{"Etag": {`"r1"`}}, Fetched: when(0)}
+	r := polite.StoredRobots{Origin: "https://example.org:443", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 5\n"), Header: http.Header{"Etag": {`"r1"`}}, Fetched: when(0)}
 	if err := s.SaveRobots(r); err != nil {
 		t.Fatal(err)
 	}
-	ref := RefusalRecord{Host: "example.org", URL: "https://example.org/x", Status: 403, Kind: "refused", Evidence: "403", At: when(1)}
+	ref := polite.RefusalRecord{Host: "example.org", URL: "https://example.org/x", Status: 403, Kind: "refused", Evidence: "403", At: when(1)}
 	if err := s.AddRefusal(ref); err != nil {
 		t.Fatal(err)
 	}
-	host := HostRecord{Host: "example.org", Stops: 3, CoolOffUntil: when(24), LastReason: "refused"}
+	host := polite.HostRecord{Host: "example.org", Stops: 3, CoolOffUntil: when(24), LastReason: "refused"}
 	if err := s.SaveHost(host); err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +533,7 @@ func TestStoreReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = OpenStore(path)
+	s, err = polite.OpenStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,7 +570,7 @@ func TestStoreReopen(t *testing.T) {
 	} else {
 		samePage(t, h[4], next)
 	}
-	if err := s.AddRefusal(RefusalRecord{Host: "second"}); err != nil {
+	if err := s.AddRefusal(polite.RefusalRecord{Host: "second"}); err != nil {
 		t.Fatal(err)
 	}
 	if rs, _ := s.Refusals(); len(rs) != 2 || rs[1].Host != "second" {
@@ -585,20 +586,20 @@ func TestOpenStoreCreates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{filepath.Join(dir, "new.db"), empty} {
-		s, err := OpenStore(path)
+		s, err := polite.OpenStore(path)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
 		mustSave(t, s, testPage("https://example.org/", 0))
 		s.Close()
-		s, err = OpenStore(path)
+		s, err = polite.OpenStore(path)
 		if err != nil {
 			t.Fatalf("%s reopened: %v", path, err)
 		}
 		mustLoad(t, s, "https://example.org/")
 		s.Close()
 	}
-	if _, err := OpenStore(filepath.Join(dir, "no-such-dir", "x.db")); !errors.Is(err, ErrStore) {
+	if _, err := polite.OpenStore(filepath.Join(dir, "no-such-dir", "x.db")); !errors.Is(err, polite.ErrStore) {
 		t.Errorf("a path in a missing directory: %v, want ErrStore", err)
 	}
 }
@@ -615,7 +616,7 @@ func TestOpenStoreRejects(t *testing.T) {
 	}
 	// A real store with some data, to damage.
 	good := filepath.Join(dir, "good.db")
-	s, err := OpenStore(good)
+	s, err := polite.OpenStore(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,12 +685,12 @@ func TestOpenStoreRejects(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s, err := OpenStore(c.path)
+			s, err := polite.OpenStore(c.path)
 			if err == nil {
 				s.Close()
 				t.Fatal("OpenStore accepted it")
 			}
-			if !errors.Is(err, ErrStore) || errors.Is(err, ErrStoreLocked) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, polite.ErrStore) || errors.Is(err, polite.ErrStoreLocked) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v; want ErrStore saying %q", err, c.want)
 			}
 			t.Log(err)
@@ -703,13 +704,13 @@ func TestOpenStoreRejects(t *testing.T) {
 				}
 			}
 			// A second attempt says the same: nothing was left held.
-			if _, err2 := OpenStore(c.path); err2 == nil || errors.Is(err2, ErrStoreLocked) {
+			if _, err2 := polite.OpenStore(c.path); err2 == nil || errors.Is(err2, polite.ErrStoreLocked) {
 				t.Errorf("second attempt: %v", err2)
 			}
 		})
 	}
 	// The undamaged original still opens.
-	s, err = OpenStore(good)
+	s, err = polite.OpenStore(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -720,22 +721,22 @@ func TestOpenStoreRejects(t *testing.T) {
 // open returns ErrStoreLocked, not a hang (go test's -timeout would say).
 func TestOpenStoreLockedInProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := OpenStore(path)
+	s, err := polite.OpenStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s2, err := OpenStore(path)
+	s2, err := polite.OpenStore(path)
 	if err == nil {
 		s2.Close()
 		t.Fatal("opened twice")
 	}
-	if !errors.Is(err, ErrStoreLocked) || !errors.Is(err, ErrStore) {
+	if !errors.Is(err, polite.ErrStoreLocked) || !errors.Is(err, polite.ErrStore) {
 		t.Fatalf("err = %v, want ErrStoreLocked", err)
 	}
 	t.Log(err)
 	s.Close()
-	s2, err = OpenStore(path)
+	s2, err = polite.OpenStore(path)
 	if err != nil {
 		t.Fatalf("after Close: %v", err)
 	}
