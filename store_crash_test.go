@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"go.etcd.io/bbolt"
 )
 
@@ -42,7 +42,7 @@ func TestCrashChild(t *testing.T) {
 	if mode == "" {
 		t.Skip("the child of TestStoreCrash and TestStoreLockedByProcess")
 	}
-	s, err := OpenStore(os.Getenv(storePathEnv))
+	s, err := polite.OpenStore(os.Getenv(storePathEnv))
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
@@ -68,7 +68,7 @@ func TestCrashChild(t *testing.T) {
 						os.Exit(2)
 					}
 					if i%10 == 0 {
-						if err := s.AddRefusal(RefusalRecord{Host: p.URL, Kind: "refused"}); err != nil {
+						if err := s.AddRefusal(polite.RefusalRecord{Host: p.URL, Kind: "refused"}); err != nil {
 							fmt.Println("error", err)
 							os.Exit(2)
 						}
@@ -156,7 +156,7 @@ func TestStoreCrash(t *testing.T) {
 		}
 
 		checkBolt(t, path)
-		s, err := OpenStore(path)
+		s, err := polite.OpenStore(path)
 		if err != nil {
 			t.Fatalf("round %d: the store does not open after the kill: %v", round, err)
 		}
@@ -206,7 +206,7 @@ func checkBolt(t *testing.T, path string) {
 func TestStoreLockedByProcess(t *testing.T) {
 	skipProcessTests(t)
 	path := filepath.Join(t.TempDir(), "held.db")
-	s, err := OpenStore(path)
+	s, err := polite.OpenStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,13 +219,13 @@ func TestStoreLockedByProcess(t *testing.T) {
 	}
 	before, _ := os.ReadFile(path)
 	start := time.Now()
-	s, err = OpenStore(path)
+	s, err = polite.OpenStore(path)
 	elapsed := time.Since(start)
 	if err == nil {
 		s.Close()
 		t.Fatal("opened a store another process holds")
 	}
-	if !errors.Is(err, ErrStoreLocked) || !errors.Is(err, ErrStore) {
+	if !errors.Is(err, polite.ErrStoreLocked) || !errors.Is(err, polite.ErrStore) {
 		t.Fatalf("err = %v, want ErrStoreLocked", err)
 	}
 	t.Logf("%v after %v", err, elapsed.Round(time.Millisecond))
@@ -235,51 +235,10 @@ func TestStoreLockedByProcess(t *testing.T) {
 
 	cmd.Process.Kill()
 	cmd.Wait()
-	s, err = OpenStore(path)
+	s, err = polite.OpenStore(path)
 	if err != nil {
 		t.Fatalf("after the child is gone: %v", err)
 	}
 	mustLoad(t, s, "https://example.org/")
 	s.Close()
-}
-
-// The store helpers below are store_test.go's, for this file alone while
-// it is in package polite and store_test.go in polite_test.
-
-// when is a time with nanoseconds in a zone other than UTC.
-func when(i int) time.Time {
-	return storeTestTime.Add(time.Duration(i)*time.Hour + 123456789)
-}
-
-var storeTestTime = time.Date(2026, 5, 17, 14, 3, 7, 1, time.FixedZone("CEST", 2*3600))
-
-func testPage(url string, i int) StoredPage {
-	return StoredPage{
-		URL:    url,
-		Status: 200,
-		Header: http.Header{
-			"Content-Type":  {"text/html; charset=utf-8"},
-			"Etag":          {fmt.Sprintf(`"v%d"`, i)},
-			"Last-Modified": {"Mon, 02 Jan 2006 15:04:05 GMT"},
-			"Vary":          {"Accept-Encoding", "Accept-Language"},
-		},
-		Body:    fmt.Appendf(nil, "<html><body>%s version %d</body></html>", url, i),
-		Fetched: when(i),
-	}
-}
-
-func mustSave(t *testing.T, s Store, p StoredPage) {
-	t.Helper()
-	if err := s.SavePage(p); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustLoad(t *testing.T, s Store, url string) StoredPage {
-	t.Helper()
-	p, ok, err := s.LoadPage(url)
-	if err != nil || !ok {
-		t.Fatalf("LoadPage(%q) = %v, %v", url, ok, err)
-	}
-	return p
 }

@@ -11,11 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/politecrawler/polite/politetest"
+	"go.etcd.io/bbolt"
 )
 
 func openTestStore(t *testing.T, path string) Store {
@@ -261,5 +263,35 @@ func TestRobotsCopyKeepsItsValidators(t *testing.T) {
 	want := http.Header{"Etag": {`"r1"`}, "Last-Modified": {"Sun, 29 Nov 2026 10:00:00 GMT"}}
 	if !reflect.DeepEqual(rec.Header, want) {
 		t.Errorf("kept headers %v, want %v", rec.Header, want)
+	}
+}
+
+// skipProcessTests and checkBolt are store_crash_test.go's, for this file
+// alone while it is in package polite and that one in polite_test.
+
+func skipProcessTests(t *testing.T) {
+	switch runtime.GOOS {
+	case "js", "wasip1", "ios", "android":
+		t.Skipf("no child processes on %s", runtime.GOOS)
+	}
+}
+
+// checkBolt runs bbolt's own consistency check over the file.
+func checkBolt(t *testing.T, path string) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("bbolt cannot open the file: %v", err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *bbolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	})
+	if err != nil {
+		t.Fatalf("bbolt check: %v", err)
 	}
 }
