@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"bufio"
@@ -6,23 +6,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
-	"go.etcd.io/bbolt"
 )
 
-func openTestStore(t *testing.T, path string) Store {
+func openTestStore(t *testing.T, path string) polite.Store {
 	t.Helper()
-	st, err := OpenStore(path)
+	st, err := polite.OpenStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +36,14 @@ func openTestStore(t *testing.T, path string) Store {
 // asked again (R5.3). The history keeps one version per 200.
 func TestStoreTwoRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "polite.db")
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "etag.test", Default: func(p string) politetest.Page {
 		return politetest.Page{ETag: `"` + p + `-v1"`, Body: []byte("<p>page " + p + "</p>")}
 	}})
 	urls := r.pages(h, 3)
 
 	st := openTestStore(t, path)
-	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	r.add(urls...)
 	first := r.results(len(urls))
 	r.f.Close()
@@ -54,7 +55,7 @@ func TestStoreTwoRuns(t *testing.T) {
 
 	st = openTestStore(t, path)
 	defer st.Close()
-	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	r.add(urls...)
 	second := r.results(len(urls))
 	for _, u := range urls {
@@ -62,7 +63,7 @@ func TestStoreTwoRuns(t *testing.T) {
 		if a.Err != nil || b.Err != nil || a.NotModified || !b.NotModified || !bytes.Equal(a.Body, b.Body) || b.Status != 200 {
 			t.Errorf("%s: run 1 %d %v %q; run 2 %d %v not-modified=%v %q", u, a.Status, a.Err, a.Body, b.Status, b.Err, b.NotModified, b.Body)
 		}
-		if b.Verdict.Kind != KindNotModified {
+		if b.Verdict.Kind != polite.KindNotModified {
 			t.Errorf("%s: run 2 verdict %v", u, b.Verdict.Kind)
 		}
 	}
@@ -86,15 +87,15 @@ func TestStoreTwoRuns(t *testing.T) {
 // it, the host is asked again with its floor doubled.
 func TestStoreRefusalAcrossRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "polite.db")
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "moody.test", Pages: map[string]politetest.Page{"/no": {Status: 403}}})
 
 	st := openTestStore(t, path)
 	defer st.Close()
-	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	no := r.farm.URL(h, "/no")
 	r.add(no)
-	if res := r.results(1); !errors.Is(res[no].Err, ErrRefused) {
+	if res := r.results(1); !errors.Is(res[no].Err, polite.ErrRefused) {
 		t.Fatalf("run 1: %v", res[no].Err)
 	}
 	r.f.Close()
@@ -103,18 +104,18 @@ func TestStoreRefusalAcrossRuns(t *testing.T) {
 		t.Errorf("refusals kept: %+v, %v", refusals, err)
 	}
 	rec, ok, err := st.LoadHost(h)
-	if err != nil || !ok || rec.Stops != 1 || !rec.CoolOffUntil.Equal(r.clk.Now().Add(DefaultCoolOff)) {
+	if err != nil || !ok || rec.Stops != 1 || !rec.CoolOffUntil.Equal(r.clk.Now().Add(polite.DefaultCoolOff)) {
 		t.Errorf("host record %+v %v %v, want 1 stop, cool-off until +6h", rec, ok, err)
 	}
 	r.farm.Audit().Reset()
 
 	// Run 2, five hours later: still cooling off.
 	r.clk.Advance(5 * time.Hour)
-	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	urls := r.pages(h, 3)
 	r.add(urls...)
 	for u, res := range r.results(3) {
-		if !errors.Is(res.Err, ErrHostStopped) || !errors.Is(res.Err, ErrCoolingOff) {
+		if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrCoolingOff) {
 			t.Errorf("run 2, %s: %v", u, res.Err)
 		}
 	}
@@ -126,37 +127,28 @@ func TestStoreRefusalAcrossRuns(t *testing.T) {
 	// Run 3, after the cool-off: asked again, at twice the floor (its
 	// robots.txt, 7 h old in the store, is still fresh: not asked).
 	r.clk.Advance(2 * time.Hour)
-	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	r.add(urls...)
 	for u, res := range r.results(3) {
-		if res.Err != nil || res.Rest != (Rest{2 * MinRest, RestFloor}) {
+		if res.Err != nil || res.Rest != (polite.Rest{2 * polite.MinRest, polite.RestFloor}) {
 			t.Errorf("run 3, %s: %v, rest %v", u, res.Err, res.Rest)
 		}
 	}
-	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, 2*MinRest)
-}
-
-// R3.3: a cool-off shorter than the default is raised to it (its growth
-// with each stop is internal/pacing's TestCoolOffGrows).
-func TestSettleCoolOff(t *testing.T) {
-	s, _ := Config{CoolOff: time.Minute, Logger: quiet}.settle()
-	if s.coolOff != DefaultCoolOff {
-		t.Errorf("a shorter cool-off was accepted: %v", s.coolOff)
-	}
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, 2*polite.MinRest)
 }
 
 // 64 workers writing pages to one on-disk store at once (run under -race):
 // every page delivered is stored.
 func TestStoreManyWorkers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "polite.db")
-	r := newRig(t)
+	r := newFarmRig(t)
 	var urls []string
 	for i := range 64 {
 		urls = append(urls, r.pages(r.site(politetest.Site{Name: fmt.Sprintf("w%02d.test", i)}), 1)...)
 	}
 	st := openTestStore(t, path)
 	defer st.Close()
-	r.start(Config{AllowPrivateNetworks: true, Store: st, MaxInFlight: 64}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st, MaxInFlight: 64})
 	r.add(urls...)
 	for u, res := range r.results(len(urls)) {
 		p, ok, err := st.LoadPage(u)
@@ -175,17 +167,17 @@ func TestFetchCrashChild(t *testing.T) {
 	if path == "" {
 		t.Skip("the child of TestFetchCrash")
 	}
-	st, err := OpenStore(path)
+	st, err := polite.OpenStore(path)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
-	r := newRig(t)
+	r := newFarmRig(t)
 	var urls []string
 	for i := range 40 {
 		urls = append(urls, r.pages(r.site(politetest.Site{Name: fmt.Sprintf("k%02d.test", i)}), 100)...)
 	}
-	f := r.start(Config{AllowPrivateNetworks: true, Store: st, MaxInFlight: 16}, hooks{})
+	f := r.start(polite.Config{AllowPrivateNetworks: true, Store: st, MaxInFlight: 16})
 	r.add(urls...)
 	for {
 		res, err := f.Next(context.Background())
@@ -245,17 +237,17 @@ func TestFetchCrash(t *testing.T) {
 // R5.3: a robots.txt copy keeps what a conditional refresh needs, its
 // validators, and no other header of the answer.
 func TestRobotsCopyKeepsItsValidators(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "valid.test", Pages: map[string]politetest.Page{
 		politetest.RobotsPath: {Body: []byte("User-agent: *\nAllow: /\n"), Header: http.Header{
 			"Etag": {`"r1"`}, "Last-Modified": {"Sun, 29 Nov 2026 10:00:00 GMT"}, "Set-Cookie": {"id=1"}, "X-Served-By": {"cache-7"},
 		}},
 	}})
-	st := NewMemoryStore()
-	r.start(Config{AllowPrivateNetworks: true, Store: st}, hooks{})
+	st := polite.NewMemoryStore()
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	r.add(r.farm.URL(h, "/"))
 	r.results(1)
-	key, _ := originKey(r.farm.URL(h, "/"))
+	key := originOf(t, r.farm.URL(h, "/"))
 	rec, ok, err := st.LoadRobots(key)
 	if err != nil || !ok {
 		t.Fatalf("no copy of %s: %v", key, err)
@@ -266,32 +258,17 @@ func TestRobotsCopyKeepsItsValidators(t *testing.T) {
 	}
 }
 
-// skipProcessTests and checkBolt are store_crash_test.go's, for this file
-// alone while it is in package polite and that one in polite_test.
-
-func skipProcessTests(t *testing.T) {
-	switch runtime.GOOS {
-	case "js", "wasip1", "ios", "android":
-		t.Skipf("no child processes on %s", runtime.GOOS)
-	}
-}
-
-// checkBolt runs bbolt's own consistency check over the file.
-func checkBolt(t *testing.T, path string) {
+// originOf is the key of a URL's robots.txt copy in a RobotsStore:
+// "scheme://host:port", the port written even when it is the default.
+func originOf(t *testing.T, raw string) string {
 	t.Helper()
-	db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	u, err := url.Parse(raw)
 	if err != nil {
-		t.Fatalf("bbolt cannot open the file: %v", err)
+		t.Fatal(err)
 	}
-	defer db.Close()
-	err = db.View(func(tx *bbolt.Tx) error {
-		var errs []error
-		for err := range tx.Check() {
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
-	})
-	if err != nil {
-		t.Fatalf("bbolt check: %v", err)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
+	return u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port)
 }
