@@ -35,8 +35,8 @@ func hostOf(u string) string {
 	return p.Hostname()
 }
 
-// drain reads every Result, failing on the loop's own error (ctx's end).
-func drain(f *polite.Fetcher) []*polite.Result {
+// readAll reads every Result, failing on the loop's own error (ctx's end).
+func readAll(f *polite.Fetcher) []*polite.Result {
 	var out []*polite.Result
 	for r, err := range f.Results(context.Background()) {
 		if err != nil {
@@ -69,7 +69,7 @@ func ExampleRequestEvent() {
 			log.Fatal(err)
 		}
 	}
-	for _, r := range drain(f) {
+	for _, r := range readAll(f) {
 		fmt.Println(strings.TrimPrefix(r.URL, farm.URL("news.test", "")), errors.Is(r.Err, polite.ErrDisallowed))
 	}
 	rules, ok := f.Robots(farm.URL("news.test", "/"))
@@ -102,7 +102,7 @@ func ExampleNewMemoryStore() {
 		if err := f.Add(context.Background(), u); err != nil {
 			log.Fatal(err)
 		}
-		for _, r := range drain(f) {
+		for _, r := range readAll(f) {
 			fmt.Printf("run %d: %d not-modified=%v %s\n", run, r.Status, r.NotModified, r.Body)
 		}
 		f.Close()
@@ -136,7 +136,7 @@ func ExampleFetcher_Stats() {
 			log.Fatal(err)
 		}
 	}
-	drain(f)
+	readAll(f)
 	st, err := f.Stats(ctx)
 	if err != nil {
 		log.Fatal(err)
@@ -208,7 +208,7 @@ func ExampleResult_TextForAI() {
 			log.Fatal(err)
 		}
 	}
-	for _, r := range drain(f) {
+	for _, r := range readAll(f) {
 		text, err := r.TextForAI()
 		allowed, because := r.Signals.AIInput()
 		fmt.Printf("%s: %q %v; allowed %v", hostOf(r.URL), text, errors.Is(err, polite.ErrAIInputRefused), allowed)
