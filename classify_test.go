@@ -1,34 +1,23 @@
 package polite
 
 import (
-	"bufio"
-	"bytes"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/politecrawler/polite/politetest"
 )
 
-// readResponse reads a saved response: status line, headers, blank line,
-// body (testdata/responses/*.http).
+// readResponse reads a saved response (testdata/responses/*.http).
 func readResponse(t testing.TB, path string) (int, http.Header, []byte) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	p, err := politetest.ReadPage(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return resp.StatusCode, resp.Header, body
+	return p.Status, p.Header, p.Body
 }
 
 // R3.5 on saved pages: our own minimal reconstructions of what each

@@ -26,6 +26,20 @@ func farmOf(sites ...politetest.Site) (*politetest.Farm, polite.Config) {
 	return farm, polite.Config{Resolver: farm.Resolver(), AllowPrivateNetworks: true}
 }
 
+// fetch starts a Fetcher for cfg and Adds urls.
+func fetch(cfg polite.Config, urls ...string) *polite.Fetcher {
+	f, err := polite.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, u := range urls {
+		if err := f.Add(context.Background(), u); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return f
+}
+
 // hostOf is the host name of a URL.
 func hostOf(u string) string {
 	p, err := url.Parse(u)
@@ -58,17 +72,8 @@ func ExampleRequestEvent() {
 	cfg.OnRequest = func(q polite.RequestEvent) {
 		fmt.Println(strings.TrimPrefix(q.URL, farm.URL("news.test", "")), q.Status, "robots:", q.Robots, "rest:", q.Rest)
 	}
-	f, err := polite.New(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
+	f := fetch(cfg, farm.URL("news.test", "/today"), farm.URL("news.test", "/drafts/tomorrow"))
 	defer f.Close()
-	ctx := context.Background()
-	for _, p := range []string{"/today", "/drafts/tomorrow"} {
-		if err := f.Add(ctx, farm.URL("news.test", p)); err != nil {
-			log.Fatal(err)
-		}
-	}
 	for _, r := range readAll(f) {
 		fmt.Println(strings.TrimPrefix(r.URL, farm.URL("news.test", "")), errors.Is(r.Err, polite.ErrDisallowed))
 	}
@@ -95,13 +100,7 @@ func ExampleNewMemoryStore() {
 	cfg.Store = store
 	u := farm.URL("blog.test", "/post")
 	for run := 1; run <= 2; run++ {
-		f, err := polite.New(cfg)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := f.Add(context.Background(), u); err != nil {
-			log.Fatal(err)
-		}
+		f := fetch(cfg, u)
 		for _, r := range readAll(f) {
 			fmt.Printf("run %d: %d not-modified=%v %s\n", run, r.Status, r.NotModified, r.Body)
 		}
@@ -125,19 +124,10 @@ func ExampleFetcher_Stats() {
 		politetest.Site{Name: "closed.test", Default: func(string) politetest.Page { return politetest.Page{Status: http.StatusForbidden} }},
 	)
 	defer farm.Close()
-	f, err := polite.New(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
+	f := fetch(cfg, farm.URL("open.test", "/"), farm.URL("open.test", "/calendar/1492/10/12"), farm.URL("closed.test", "/"))
 	defer f.Close()
-	ctx := context.Background()
-	for _, u := range []string{farm.URL("open.test", "/"), farm.URL("open.test", "/calendar/1492/10/12"), farm.URL("closed.test", "/")} {
-		if err := f.Add(ctx, u); err != nil {
-			log.Fatal(err)
-		}
-	}
 	readAll(f)
-	st, err := f.Stats(ctx)
+	st, err := f.Stats(context.Background())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -153,16 +143,8 @@ func ExampleFetcher_Stats() {
 func ExampleFetcher_Shutdown() {
 	farm, cfg := farmOf(politetest.Site{Name: "big.test"})
 	defer farm.Close()
-	f, err := polite.New(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
+	f := fetch(cfg, farm.URL("big.test", "/1"), farm.URL("big.test", "/2"), farm.URL("big.test", "/3"))
 	ctx := context.Background()
-	for _, p := range []string{"/1", "/2", "/3"} {
-		if err := f.Add(ctx, farm.URL("big.test", p)); err != nil {
-			log.Fatal(err)
-		}
-	}
 	first, err := f.Next(ctx)
 	if err != nil {
 		log.Fatal(err)
@@ -197,17 +179,8 @@ func ExampleResult_TextForAI() {
 		}},
 	)
 	defer farm.Close()
-	f, err := polite.New(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
+	f := fetch(cfg, farm.URL("open.test", "/"), farm.URL("closed.test", "/"))
 	defer f.Close()
-	ctx := context.Background()
-	for _, h := range []string{"open.test", "closed.test"} {
-		if err := f.Add(ctx, farm.URL(h, "/")); err != nil {
-			log.Fatal(err)
-		}
-	}
 	for _, r := range readAll(f) {
 		text, err := r.TextForAI()
 		allowed, because := r.Signals.AIInput()

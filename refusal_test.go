@@ -1,13 +1,9 @@
 package polite_test
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -192,9 +188,12 @@ func TestChallengePagesStopTheirHosts(t *testing.T) {
 	type site struct{ name, page, next string }
 	var sites []site
 	for _, path := range files {
-		status, header, body := readResponse(t, path)
+		page, err := politetest.ReadPage(path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		name := r.site(politetest.Site{Name: filepath.Base(path[:len(path)-len(".http")]) + ".test", Pages: map[string]politetest.Page{
-			"/page": {Status: status, Header: header, Body: body},
+			"/page": page,
 		}})
 		sites = append(sites, site{name, r.farm.URL(name, "/page"), r.farm.URL(name, "/next")})
 	}
@@ -257,23 +256,4 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 	if n := len(pageVisits(r.farm.Audit().Visits())); n != 1 {
 		t.Errorf("farm saw %d page requests, want 1", n)
 	}
-}
-
-// readResponse reads a saved response: status line, headers, blank line,
-// body (testdata/responses/*.http).
-func readResponse(t testing.TB, path string) (int, http.Header, []byte) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return resp.StatusCode, resp.Header, body
 }
