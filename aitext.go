@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite/internal/signals"
 )
 
 // ErrAIInputRefused: the site refuses that the page be fed to an AI model
@@ -48,15 +49,12 @@ func (r *Result) TextForAI() (string, error) {
 	return aiText(r.Body, r.Signals, page)
 }
 
-// aiText is TextForAI on its parts: the signals decide first, then the
-// text comes from page, or, when page was never read (its Read is 0), from
-// reading body as HTML.
+// aiText is TextForAI on its parts, through internal/signals' gate: the
+// signals decide first, then the text comes from page or from body.
 func aiText(body []byte, sig Signals, page htmlpass.Page) (string, error) {
-	if ok, because := sig.AIInput(); !ok {
-		return "", &AIInputRefusedError{Signal: *because}
+	text, because := signals.TextForAI(body, sig.set(), page)
+	if because != nil {
+		return "", &AIInputRefusedError{Signal: Signal(*because)}
 	}
-	if page.Read == 0 && len(body) > 0 {
-		page = htmlpass.Parse(body, nil)
-	}
-	return page.Text, nil
+	return text, nil
 }

@@ -1,42 +1,58 @@
-package polite
+package polite_test
 
 import (
 	"errors"
-	"net/url"
-	"os"
-	"path/filepath"
+	"net/http"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/politetest"
 )
 
-func parsePage(t testing.TB, body, pageURL string) *htmlpass.Page {
-	t.Helper()
-	u, err := url.Parse(pageURL)
-	if err != nil {
-		t.Fatal(err)
+// htmlPage is a farm page of HTML with the extra header given as name,
+// value pairs.
+func htmlPage(body string, kv ...string) politetest.Page {
+	h := http.Header{"Content-Type": {"text/html"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
 	}
-	p := htmlpass.Parse([]byte(body), u)
-	return &p
+	return politetest.Page{Body: []byte(body), Header: h}
+}
+
+// fetchOne serves page at /page on a site of its own, with robots as its
+// robots.txt ("" for none), and returns its Result.
+func fetchOne(t *testing.T, robots string, page politetest.Page) *polite.Result {
+	t.Helper()
+	r := newFarmRig(t)
+	site := politetest.Site{Name: "page.test", Pages: map[string]politetest.Page{"/page": page}}
+	if robots != "" {
+		site.Pages[politetest.RobotsPath] = politetest.Robots(robots)
+	}
+	r.site(site)
+	r.start(polite.Config{})
+	u := r.url(site.Name, "/page")
+	r.add(u)
+	return r.results(1)[u]
 }
 
 func TestAITextAllowed(t *testing.T) {
 	body := "<html><head><title>T</title><script>x()</script></head><body><h1>Head</h1><p>One  two.</p></body></html>"
-	page := parsePage(t, body, "https://example.com/")
 	// A training opt-out alone does not hold the text back (R7.3).
-	sig := signalsFor(t, "User-agent: *\nContent-Signal: ai-train=no", hdr("Content-Usage", "train-ai=n"), body, "")
-	got, err := aiText([]byte(body), sig, *page)
+	res := fetchOne(t, "User-agent: *\nContent-Signal: ai-train=no", htmlPage(body, "Content-Usage", "train-ai=n"))
+	if len(res.Signals.TrainingOptOut()) != 2 {
+		t.Fatalf("the page's training opt-outs were not read: %v", res.Signals.All)
+	}
+	got, err := res.TextForAI()
 	if err != nil || got != "Head\nOne two." {
-		t.Errorf("aiText = %q, %v; want the text", got, err)
+		t.Errorf("TextForAI = %q, %v; want the text", got, err)
 	}
 	// A page never read is read from the body.
-	if got, err := aiText([]byte(body), Signals{}, htmlpass.Page{}); err != nil || got != "Head\nOne two." {
-		t.Errorf("aiText without a page = %q, %v; want the text", got, err)
+	if got, err := (&polite.Result{Body: []byte(body)}).TextForAI(); err != nil || got != "Head\nOne two." {
+		t.Errorf("TextForAI without a page = %q, %v; want the text", got, err)
 	}
-	if got, err := aiText(nil, Signals{}, htmlpass.Page{}); err != nil || got != "" {
-		t.Errorf("aiText of nothing = %q, %v", got, err)
+	if got, err := (&polite.Result{}).TextForAI(); err != nil || got != "" {
+		t.Errorf("TextForAI of nothing = %q, %v", got, err)
 	}
 }
 
@@ -49,15 +65,18 @@ func TestAITextRefused(t *testing.T) {
 		{"User-agent: *\nContent-Usage: ai-use=n", "robots.txt line 2", "ai-use=n"},
 	}
 	for _, tt := range tests {
-		sig := signalsFor(t, tt.robots, nil, body, "")
-		got, err := aiText([]byte(body), sig, *parsePage(t, body, "https://example.com/"))
+		res := fetchOne(t, tt.robots, htmlPage(body))
+		if res.Err != nil || string(res.Body) != body {
+			t.Fatalf("%s: the page was not kept: %v", tt.name, res.Err)
+		}
+		got, err := res.TextForAI()
 		if got != "" {
 			t.Errorf("%s: text %q given despite the refusal", tt.name, got)
 		}
-		if !errors.Is(err, ErrAIInputRefused) {
+		if !errors.Is(err, polite.ErrAIInputRefused) {
 			t.Fatalf("%s: err = %v, want ErrAIInputRefused", tt.name, err)
 		}
-		var refused *AIInputRefusedError
+		var refused *polite.AIInputRefusedError
 		if !errors.As(err, &refused) || refused.Signal.Source != tt.source {
 			t.Errorf("%s: err = %#v, want an *AIInputRefusedError from %s", tt.name, err, tt.source)
 		}
@@ -65,11 +84,11 @@ func TestAITextRefused(t *testing.T) {
 			t.Errorf("%s: message %q names neither the signal nor its source", tt.name, msg)
 		}
 	}
-	err := &AIInputRefusedError{Signal: Signal{Source: "header X-Robots-Tag", Name: "nosnippet"}}
+	err := &polite.AIInputRefusedError{Signal: polite.Signal{Source: "header X-Robots-Tag", Name: "nosnippet"}}
 	if want := "polite: AI input refused by the site: nosnippet (header X-Robots-Tag)"; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
-	if errors.Is(err, ErrDisallowed) {
+	if errors.Is(err, polite.ErrDisallowed) {
 		t.Error("a refusal of AI input is not a disallowed URL")
 	}
 }
@@ -78,87 +97,36 @@ func TestAITextRefused(t *testing.T) {
 // read when first asked for.
 func TestAITextResult(t *testing.T) {
 	body := `<meta name="robots" content="nofollow"><p>Text</p><a href="/a">a</a>`
-	u, _ := url.Parse("https://example.com/x")
-	r := &Result{URL: "https://example.com/x", Status: 200, Body: []byte(body), page: newLazyPage([]byte(body), u),
-		Signals: signalsFor(t, "", nil, body, "https://example.com/x")}
-	if got, err := r.TextForAI(); err != nil || got != "Text\na" {
+	r := newFarmRig(t)
+	site := r.site(politetest.Site{Name: "page.test", Pages: map[string]politetest.Page{
+		"/x":         htmlPage(body),
+		"/nosnippet": htmlPage(body, "X-Robots-Tag", "nosnippet"),
+	}})
+	r.start(polite.Config{})
+	x, refusedURL := r.url(site, "/x"), r.url(site, "/nosnippet")
+	r.add(x, refusedURL)
+	res := r.results(2)
+	if got, err := res[x].TextForAI(); err != nil || got != "Text\na" {
 		t.Errorf("TextForAI() = %q, %v", got, err)
 	}
-	if got := r.Links(); len(got) != 1 || got[0] != (Link{URL: "https://example.com/a", NoFollow: true}) {
+	if got := res[x].Links(); len(got) != 1 || got[0] != (polite.Link{URL: r.url(site, "/a"), NoFollow: true}) {
 		t.Errorf("Links() = %v", got)
 	}
 
-	r.Signals = signalsFor(t, "", hdr("X-Robots-Tag", "nosnippet"), body, "https://example.com/x")
-	if got, err := r.TextForAI(); got != "" || !errors.Is(err, ErrAIInputRefused) {
+	if got, err := res[refusedURL].TextForAI(); got != "" || !errors.Is(err, polite.ErrAIInputRefused) {
 		t.Errorf("refused: TextForAI() = %q, %v", got, err)
 	}
 
 	// An error result has no text; a body cut at the cap still has some.
-	failed := &Result{Err: ErrDisallowed}
-	if got, err := failed.TextForAI(); got != "" || !errors.Is(err, ErrDisallowed) {
+	failed := &polite.Result{Err: polite.ErrDisallowed}
+	if got, err := failed.TextForAI(); got != "" || !errors.Is(err, polite.ErrDisallowed) {
 		t.Errorf("error result: TextForAI() = %q, %v", got, err)
 	}
 	if failed.Links() != nil {
 		t.Error("error result has links")
 	}
-	cut := &Result{Err: ErrBodyTooLarge, Body: []byte("<p>The start")}
+	cut := &polite.Result{Err: polite.ErrBodyTooLarge, Body: []byte("<p>The start")}
 	if got, err := cut.TextForAI(); err != nil || got != "The start" {
 		t.Errorf("truncated: TextForAI() = %q, %v", got, err)
 	}
-}
-
-// FuzzHTMLPass reads arbitrary bytes as a page: never a panic, and what
-// comes out keeps its promises.
-func FuzzHTMLPass(f *testing.F) {
-	files, _ := filepath.Glob("testdata/pages/*.html")
-	for _, file := range files {
-		if b, err := os.ReadFile(file); err == nil {
-			f.Add(b, "https://example.com/"+filepath.Base(file))
-		}
-	}
-	f.Add([]byte("<svg><style><p>x</style></svg><template><template></template>y</template>z"), "")
-	f.Add([]byte("<pre>\n a\n\n  b</pre><xmp><p></xmp><plaintext><a href=x>"), "http://h/")
-	f.Add([]byte(`<META NAME=Robots CONTENT=noai><p>upper case only`), "")
-	f.Add([]byte(`<script>"<meta name=robots content=none>"</script><!-- <meta name=x> --><meta`), "")
-	f.Fuzz(func(t *testing.T, body []byte, pageURL string) {
-		u, err := url.Parse(pageURL)
-		if err != nil {
-			u = nil
-		}
-		p := htmlpass.Parse(body, u)
-		if !utf8.ValidString(p.Text) || len(p.Text) > htmlpass.MaxText || strings.TrimSpace(p.Text) != p.Text {
-			t.Errorf("Text breaks its promises: %q", p.Text)
-		}
-		if n := htmlpass.TextLen(body); n != utf8.RuneCountInString(p.Text) {
-			t.Errorf("TextLen %d, Text has %d characters", n, utf8.RuneCountInString(p.Text))
-		}
-		if len(p.Links) > htmlpass.MaxLinks {
-			t.Errorf("%d links", len(p.Links))
-		}
-		seen := map[string]bool{}
-		for _, l := range p.Links {
-			lu, err := url.Parse(l.URL)
-			if err != nil || lu.Scheme != "http" && lu.Scheme != "https" || lu.Host == "" || strings.Contains(l.URL, "#") || seen[l.URL] {
-				t.Errorf("link %q", l.URL)
-			}
-			seen[l.URL] = true
-		}
-		if p.Refresh != "" && !strings.HasPrefix(p.Refresh, "http") {
-			t.Errorf("refresh %q", p.Refresh)
-		}
-		if !htmlpass.MayHaveMeta(body) && (len(p.Meta) != 0 || p.Refresh != "") {
-			t.Errorf("MayHaveMeta false, the pass found %v %q", p.Meta, p.Refresh)
-		}
-		s := readSignals(nil, testAgent, pageURL, nil, p)
-		text, err := aiText(body, s, p)
-		if ok, _ := s.AIInput(); ok != (err == nil) || ok && text != p.Text || !ok && text != "" {
-			t.Errorf("aiText = %q, %v with AIInput %v", text, err, ok)
-		}
-		links := pageLinks(&p, s)
-		for _, l := range links {
-			if s.NoFollow() && !l.NoFollow {
-				t.Errorf("page says nofollow, link %q does not", l.URL)
-			}
-		}
-	})
 }

@@ -1,6 +1,10 @@
 package polite
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/politecrawler/polite/internal/signals"
+)
 
 // requestHeaders are what a request says of the fetcher: the honest
 // User-Agent, marked when robots.txt is not read (R4, R5.6), From when a
@@ -46,11 +50,11 @@ const (
 	keyRetryAfter     = "Retry-After"
 	keyDate           = "Date"
 	keyLocation       = "Location"
-	keyContentUsage   = "Content-Usage"
-	keyContentSignal  = "Content-Signal"
-	keyXRobotsTag     = "X-Robots-Tag"
-	keyTDMReservation = "Tdm-Reservation"
-	keyTDMPolicy      = "Tdm-Policy"
+	keyContentUsage   = signals.KeyContentUsage // the signals' keys, read in internal/signals
+	keyContentSignal  = signals.KeyContentSignal
+	keyXRobotsTag     = signals.KeyXRobotsTag
+	keyTDMReservation = signals.KeyTDMReservation
+	keyTDMPolicy      = signals.KeyTDMPolicy
 )
 
 // headerValue is h.Get(key) for a key in canonical form.

@@ -1,6 +1,9 @@
 package polite
 
-import "github.com/politecrawler/polite/internal/htmlpass"
+import (
+	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite/internal/signals"
+)
 
 // Link is a link found on a page.
 type Link struct {
@@ -35,8 +38,8 @@ func pageLinks(page *htmlpass.Page, sig Signals) []Link {
 	// The page's own robots meta counts even if the signals were read
 	// without it.
 	all := sig.NoFollow()
-	for _, d := range robotsDirectives(page.Meta["robots"], "", false) {
-		all = all || d.name == "nofollow" || d.name == "none"
+	for _, d := range signals.Directives(page.Meta["robots"], "", false) {
+		all = all || d.Name == "nofollow" || d.Name == "none"
 	}
 	out := make([]Link, len(page.Links))
 	for i, l := range page.Links {

@@ -1,10 +1,10 @@
-package polite
+package signals
 
 import "strings"
 
-// This file reads the syntax of content signals (R7.1); signals.go decides
-// what they mean. reference/content-signals.md has the syntax; the RFC 9651
-// Dictionaries of Content-Usage are internal/sfv's.
+// This file reads the syntax of content signals (R7.1); read.go gathers
+// them and signal.go says what they mean. reference/content-signals.md has
+// the syntax; the RFC 9651 Dictionaries of Content-Usage are internal/sfv's.
 
 // contentSignalPairs reads a Cloudflare Content-Signal value,
 // "search=yes, ai-input=no": comma-separated key=value pairs, spaces
@@ -26,10 +26,10 @@ func contentSignalPairs(v string) [][2]string {
 	return out
 }
 
-// robotsDirective is one directive of a robots meta tag or X-Robots-Tag
-// header: its name in lower case, and the value after ':' for those that
-// take one ("max-snippet:0").
-type robotsDirective struct{ name, value string }
+// Directive is one directive of a robots meta tag or X-Robots-Tag header:
+// its name in lower case, and the value after ':' for those that take one
+// ("max-snippet:0").
+type Directive struct{ Name, Value string }
 
 // valuedDirectives are the robots directives written "name: value", so
 // that "max-snippet: 0" is not read as the name of a crawler.
@@ -38,15 +38,15 @@ var valuedDirectives = map[string]bool{
 	"unavailable_after": true,
 }
 
-// robotsDirectives reads a comma-separated list of robots directives as
-// Google documents them ("noindex, nofollow", "max-snippet:0"), names
-// compared without case. With scoped (the X-Robots-Tag header), a part
+// Directives reads a comma-separated list of robots directives as Google
+// documents them ("noindex, nofollow", "max-snippet:0"), names compared
+// without case. With scoped (the X-Robots-Tag header), a part
 // "name: directive" whose name is not a directive names the crawler the
 // directives from there on speak to ("googlebot: nosnippet"): they apply
 // to us only when the name is our product token. A header value without a
 // name speaks to every crawler.
-func robotsDirectives(v, token string, scoped bool) []robotsDirective {
-	var out []robotsDirective
+func Directives(v, token string, scoped bool) []Directive {
+	var out []Directive
 	ours := true
 	for part := range strings.SplitSeq(v, ",") {
 		part = strings.TrimSpace(part)
@@ -66,7 +66,7 @@ func robotsDirectives(v, token string, scoped bool) []robotsDirective {
 		if !hasColon {
 			value = ""
 		}
-		out = append(out, robotsDirective{name, value})
+		out = append(out, Directive{name, value})
 	}
 	return out
 }
