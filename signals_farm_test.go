@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -13,7 +14,7 @@ import (
 // held back from an AI reader when the site refuses AI input, and given
 // when the site only opts out of training.
 func TestSignalsOnTheFarm(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	article := politetest.Page{Body: []byte("<html><head><title>T</title><script>var x=1</script></head><body><p>Readable words.</p></body></html>"),
 		Header: http.Header{"Content-Type": {"text/html"}}}
 	trainOnly := article
@@ -25,18 +26,18 @@ func TestSignalsOnTheFarm(t *testing.T) {
 	news := r.site(politetest.Site{Name: "news.test", Default: func(string) politetest.Page { return article }, Pages: map[string]politetest.Page{
 		politetest.RobotsPath: politetest.Robots("User-agent: *\nAllow: /\nContent-Usage: /news/ ai-use=n\n"),
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
-	a, b, n1, n2 := r.farm.URL(noInput, "/a"), r.farm.URL(train, "/b"), r.farm.URL(news, "/news/x"), r.farm.URL(news, "/about")
+	r.start(polite.Config{})
+	a, b, n1, n2 := r.url(noInput, "/a"), r.url(train, "/b"), r.url(news, "/news/x"), r.url(news, "/about")
 	r.add(a, b, n1, n2)
 	res := r.results(4)
 
 	for _, u := range []string{a, n1} {
 		text, err := res[u].TextForAI()
-		var refused *AIInputRefusedError
+		var refused *polite.AIInputRefusedError
 		if res[u].Err != nil || len(res[u].Body) == 0 {
 			t.Errorf("%s: the page was not kept: %v", u, res[u].Err)
 		}
-		if text != "" || !errors.Is(err, ErrAIInputRefused) || !errors.As(err, &refused) {
+		if text != "" || !errors.Is(err, polite.ErrAIInputRefused) || !errors.As(err, &refused) {
 			t.Errorf("%s: TextForAI = %q, %v; want a refusal", u, text, err)
 		}
 	}
