@@ -9,7 +9,8 @@ import (
 )
 
 // A robots.txt read as RFC 9309 reads it: the group of the crawler's
-// product token, the longest matching rule, Allow on a tie.
+// product token, the longest matching rule, Allow on a tie. Only the
+// first MaxRobotsBytes (500 KiB) of a file are read.
 func ExampleParseRobots() {
 	rules := polite.ParseRobots([]byte(`User-agent: *
 Disallow: /private
@@ -20,12 +21,12 @@ Sitemap: https://example.org/sitemap.xml
 	for _, u := range []string{"https://example.org/", "https://example.org/private/x", "/private/press/2026"} {
 		fmt.Println(u, rules.Allowed("acme-indexer", u))
 	}
-	fmt.Println(rules.CrawlDelay("acme-indexer"), rules.Sitemaps())
+	fmt.Println(rules.CrawlDelay("acme-indexer"), rules.Sitemaps(), polite.MaxRobotsBytes)
 	// Output:
 	// https://example.org/ true
 	// https://example.org/private/x false
 	// /private/press/2026 true
-	// 5s [https://example.org/sitemap.xml]
+	// 5s [https://example.org/sitemap.xml] 512000
 }
 
 // Decide says why: the rule, its line and the group it came from.
