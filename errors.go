@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/politecrawler/polite/internal/netguard"
+	"github.com/politecrawler/polite/internal/schedule"
 )
 
 // Errors a Result (or Add) can carry. Each is matched with errors.Is; the
@@ -11,11 +12,11 @@ import (
 var (
 	// ErrClosed: the fetcher was closed before the URL was fetched (R11.2),
 	// or Add was called after Close.
-	ErrClosed = errors.New("polite: fetcher closed")
+	ErrClosed = schedule.ErrClosed
 
 	// ErrInvalidURL: the URL cannot be fetched as written (unparsable, no
 	// host, credentials in it, too long).
-	ErrInvalidURL = errors.New("polite: invalid URL")
+	ErrInvalidURL = schedule.ErrInvalidURL
 
 	// ErrUnsupportedScheme: only http and https are fetched (R10.2).
 	ErrUnsupportedScheme = errors.New("polite: unsupported URL scheme")
@@ -39,8 +40,8 @@ var (
 	ErrIncompleteBody = errors.New("polite: body incomplete")
 
 	// ErrTooManyRedirects: more than five redirects in a row (R8.3).
-	ErrTooManyRedirects = errors.New("polite: too many redirects")
+	ErrTooManyRedirects = schedule.ErrTooManyRedirects
 
 	// ErrRedirectLoop: a redirect led back to a URL already in the chain.
-	ErrRedirectLoop = errors.New("polite: redirect loop")
+	ErrRedirectLoop = schedule.ErrRedirectLoop
 )

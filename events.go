@@ -29,21 +29,3 @@ type RequestEvent struct {
 	// next request, and the term of R2 that set it.
 	Rest Rest
 }
-
-// observe reports a finished request to the caller's hook.
-func (s *scheduler) observe(t *task, b *budget, r *Result, c *completion) {
-	first := b.lastEnd.IsZero()
-	gap := c.start.Sub(b.lastEnd)
-	b.lastEnd = c.end
-	if s.f.set.onRequest == nil {
-		return
-	}
-	if first {
-		gap = 0
-	}
-	s.f.set.onRequest(RequestEvent{
-		URL: t.url(), Addr: b.addr, Robots: t.robots != nil,
-		Status: c.status, Err: r.Err, Verdict: r.Verdict,
-		Started: c.start, Duration: r.Duration, Gap: gap, First: first, Rest: r.Rest,
-	})
-}

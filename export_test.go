@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/schedule"
 )
 
 // NewOnFakeClock starts a Fetcher whose clock is clk, for the tests of
@@ -27,3 +28,7 @@ func NewWithLookupTimeout(cfg Config, clk *clock.Fake, rand func() float64, d ti
 func NewWithOnHeld(cfg Config, clk *clock.Fake, rand func() float64, held func()) (*Fetcher, error) {
 	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand, onHeld: held})
 }
+
+// newTask is a task for raw as Add makes it, for white-box tests of the
+// worker's side (readPage).
+func newTask(raw string) *schedule.Task { return schedule.NewTask(raw, raw) }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/politecrawler/polite/internal/schedule"
 )
 
 // responseError is the error of a response that is not a page: a refusal,
@@ -38,7 +40,7 @@ func isNetworkFailure(err error) bool {
 // with nothing fetched from it; its address is not backed off, and no
 // cool-off is kept across runs, as it is not a refusal. The cause of the
 // *StoppedError keeps the x509 error for errors.As.
-var ErrCertificate = errors.New("polite: certificate not trusted")
+var ErrCertificate = schedule.ErrCertificate
 
 // certificateFailure says whether a request failed because the server's
 // certificate did not verify: a fact about that host, not a failure of

@@ -11,66 +11,124 @@ import (
 
 	"github.com/politecrawler/polite/internal/htmlpass"
 	"github.com/politecrawler/polite/internal/netguard"
+	"github.com/politecrawler/polite/internal/robotstxt"
+	"github.com/politecrawler/polite/internal/schedule"
 )
 
-// fetch makes one GET request for a task on its budget's pinned address
-// and reads the body within the caps. It never follows a redirect itself.
-// A page is stored before the request is reported, so a delivered Result
-// is a stored page.
-func (f *Fetcher) fetch(t *task, b *budget, tr *http.Transport, loadCopy bool) *completion {
-	c := f.request(t, b, tr, loadCopy)
-	if c.status != 0 {
+// completion is what a worker reports after one request: what the
+// scheduler acts on, in its terms, and what the Result carries (its
+// Payload).
+type completion struct {
+	schedule.Completion
+	err       error // the request's own, before the response is judged
+	header    http.Header
+	body      []byte
+	truncated bool
+	stored    *StoredPage // the copy a 304 confirmed (R6.2)
+	page      *lazyPage
+	signals   Signals
+	// verdict is what the response meant (R3.5), judged in the worker:
+	// challenge detection reads the body, outside the scheduler's lock.
+	verdict Verdict
+}
+
+// fetch makes one GET request for a job's task on its budget's pinned
+// address and reads the body within the caps. It never follows a redirect
+// itself. A page is stored before the request is reported, so a delivered
+// Result is a stored page.
+func (f *Fetcher) fetch(j schedule.Job) *schedule.Completion {
+	t := j.Task()
+	c := f.request(t, j.Budget(), j.Transport().(*http.Transport), j.LoadCopy())
+	if c.Status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
-		c.verdict = classifyAt(c.status, c.header, c.body, c.end)
+		c.verdict = classifyAt(c.Status, c.header, c.body, c.End)
 	}
-	if t.robots != nil {
-		c.answer = judgeRobots(c)
-		if c.answer == robotsRules {
-			c.rules = ParseRobots(c.body)
+	if t.Robots() {
+		// A robots.txt 2xx that is no challenge is parsed here too: a
+		// long file is not parsed with the scheduler's lock held.
+		c.Answer = judgeRobots(c)
+		if c.Answer == schedule.RobotsRules {
+			c.Rules = robotstxt.Parse(c.body)
+			c.ETag, c.Modified = c.header.Get("ETag"), c.header.Get("Last-Modified")
 		}
 		f.keepRobots(t, c)
 	}
-	return c
+	f.judge(t, c)
+	return &c.Completion
+}
+
+// judge tells the scheduler what the response means in its terms: a
+// failure that backs the host off (R2.5), a refusal that stops it (R3.1),
+// an untrusted certificate, a redirect and where it leads (R8.3), and the
+// Result's error.
+func (f *Fetcher) judge(t *schedule.Task, c *completion) {
+	c.Bytes = len(c.body)
+	var v Verdict
+	if c.Status != 0 {
+		v = c.verdict
+		// A body that did not arrive whole fails whatever the status (R2.5).
+		c.Failed = v.Failure() || errors.Is(c.err, ErrIncompleteBody)
+		c.RetryAfter, c.HasRetryAfter = v.RetryAfter, v.HasRetryAfter
+		switch v.Kind {
+		case KindRefused:
+			c.Meaning = schedule.Refused
+		case KindRedirect:
+			c.Meaning = schedule.Redirect
+		}
+	} else {
+		c.Failed = isNetworkFailure(c.err)
+	}
+	c.Untrusted = certificateFailure(c.err)
+	c.Content = !t.Robots() && c.err == nil && c.Status >= 200 && c.Status <= 299
+	c.Err = c.err
+	if c.Err == nil {
+		c.Err = responseError(t.Host(), t.URL(), c.Status, v, c.End)
+	}
+	c.RobotsFailed = t.Robots() && (v.Failure() || isNetworkFailure(c.Err))
+	if c.Meaning == schedule.Redirect && c.Err == nil {
+		c.Location = c.header.Get("Location")
+		c.Target, c.TargetHost, c.RedirectErr = f.redirectTarget(t, c.Location)
+	}
+	c.Payload = c
 }
 
 // request makes the request and reads the response: a body within its
 // cap, which for an answer that is not 2xx and not of a type the caller
 // reads (and for any robots.txt answer that is not 2xx) is classifyPrefix.
-func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool) *completion {
-	c := &completion{task: t, budget: b}
+func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transport, loadCopy bool) *completion {
+	c := &completion{}
+	c.Task, c.Budget = t, b
+	conn := b.Conn()
 	ctx, cancel := requestContext(f.ctx, f.set.timeout)
 	defer cancel()
 	var reused *bool
-	if b.conn.kept {
+	if conn.Kept {
 		ctx, reused = netguard.TraceReuse(ctx)
 	}
-	b.conn.kept = false // until this response is read whole
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url(), nil)
+	conn.Kept = false // until this response is read whole
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL(), nil)
 	if err != nil {
-		c.start = f.clk.Now()
-		c.end = c.start
+		c.Start = f.clk.Now()
+		c.End = c.Start
 		c.err = fmt.Errorf("%w: %v", ErrInvalidURL, err)
 		return c
 	}
-	req = req.WithContext(netguard.WithAddr(ctx, dialAddr(b.addr, req.URL)))
+	req = req.WithContext(netguard.WithAddr(ctx, dialAddr(b.Addr(), req.URL)))
 	maxBody := f.set.maxBody
-	if t.robots != nil {
+	if t.Robots() {
 		maxBody = MaxRobotsBytes // the rest is not read (R5.2)
 	}
 	// A stored copy makes the request conditional (R6.1).
-	var ifNoneMatch, ifModifiedSince string
-	if t.rare != nil {
-		ifNoneMatch, ifModifiedSince = t.rare.ifNoneMatch, t.rare.ifModifiedSince
-	}
+	ifNoneMatch, ifModifiedSince := t.Validators()
 	// Its validators were loaded while the budget rested (storework.go),
 	// or are loaded now.
 	var stored StoredPage
 	var haveCopy, loaded bool
 	switch {
-	case t.robots != nil || f.set.pages == nil:
+	case t.Robots() || f.set.pages == nil:
 	case loadCopy:
-		if stored, haveCopy, err = f.set.pages.LoadPage(t.url()); err != nil {
-			f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
+		if stored, haveCopy, err = f.set.pages.LoadPage(t.URL()); err != nil {
+			f.set.logger.Warn("polite: store: loading a page copy", "url", t.URL(), "err", err)
 		}
 		loaded = true
 		ifNoneMatch, ifModifiedSince = "", ""
@@ -78,49 +136,49 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool)
 			ifNoneMatch, ifModifiedSince = stored.Header.Get("ETag"), stored.Header.Get("Last-Modified")
 		}
 	default:
-		haveCopy = t.rare.haveCopy
+		haveCopy = t.HaveCopy()
 	}
 	// Only these headers: no cookies, no Authorization (R8.2).
-	req.Header = f.headers.of(t.host.policy.unrestricted, t.robots != nil, ifNoneMatch, ifModifiedSince)
-	req.Close = b.conn.closes || b.conn.drained
+	req.Header = f.headers.of(t.Unrestricted(), t.Robots(), ifNoneMatch, ifModifiedSince)
+	req.Close = conn.Closes || conn.Drained
 
-	c.start = f.clk.Now()
+	c.Start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)
 	if reused != nil && err == nil && !*reused {
-		b.conn.closes = true // the server let the last one go during the rest
+		conn.Closes = true // the server let the last one go during the rest
 	}
 	if err != nil {
-		err = &url.Error{Op: "Get", URL: t.url(), Err: err} // as http.Client says it
-		c.end = f.clk.Now()
-		c.err = f.requestError(ctx, t.url(), err)
+		err = &url.Error{Op: "Get", URL: t.URL(), Err: err} // as http.Client says it
+		c.End = f.clk.Now()
+		c.err = f.requestError(ctx, t.URL(), err)
 		return c
 	}
 	if resp.StatusCode < 100 {
 		// net/http takes any three digits; "000" is no HTTP status, and
 		// 0 means no response here: a failure of the host (R2.5).
 		resp.Body.Close()
-		c.end = f.clk.Now()
-		c.err = fmt.Errorf("polite: %s answered status %03d: not an HTTP status", t.url(), resp.StatusCode)
+		c.End = f.clk.Now()
+		c.err = fmt.Errorf("polite: %s answered status %03d: not an HTTP status", t.URL(), resp.StatusCode)
 		return c
 	}
-	c.status, c.header = resp.StatusCode, resp.Header
-	ok := c.status >= 200 && c.status <= 299
+	c.Status, c.header = resp.StatusCode, resp.Header
+	ok := c.Status >= 200 && c.Status <= 299
 	// A body is read whole only if its type is one the fetcher reads
 	// (R8.1). A 2xx of another type is not read at all. Any other answer
 	// of another type, and a robots.txt answer that is not 2xx, is read
 	// only as far as Classify looks (R3.5): an error page is no download
 	// (R10.2). That cut is no error; the Result says Truncated.
-	prefixOnly := t.robots != nil && !ok
+	prefixOnly := t.Robots() && !ok
 	var first []byte
-	if t.robots == nil {
+	if !t.Robots() {
 		if headerValue(resp.Header, keyContentType) == "" {
 			first, err = io.ReadAll(io.LimitReader(resp.Body, sniffLen))
 		}
 		if mt, allowed := f.set.types.allows(typeOf(resp.Header, first)); err == nil && !allowed {
 			if ok {
 				resp.Body.Close() // unread: the connection is dropped, not drained
-				c.end = f.clk.Now()
-				c.err = &ContentTypeError{URL: t.url(), Type: mt}
+				c.End = f.clk.Now()
+				c.err = &ContentTypeError{URL: t.URL(), Type: mt}
 				return c
 			}
 			prefixOnly = true
@@ -141,34 +199,34 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool)
 	if err == nil && !c.truncated {
 		// Read to its end: net/http keeps the connection for the next
 		// request, unless either side asked to close it.
-		b.conn.kept = !req.Close && !resp.Close
+		conn.Kept = !req.Close && !resp.Close
 	}
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body, or the rest of an error page past
 	// what Classify reads, is not read on.
 	resp.Body.Close()
-	c.end = f.clk.Now()
+	c.End = f.clk.Now()
 	switch {
 	case err != nil:
-		c.err = f.bodyError(ctx, t.url(), len(c.body), size, err)
-	case c.truncated && t.robots == nil && !prefixOnly:
-		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.url())
+		c.err = f.bodyError(ctx, t.URL(), len(c.body), size, err)
+	case c.truncated && !t.Robots() && !prefixOnly:
+		c.err = fmt.Errorf("%w: more than %d bytes from %s", ErrBodyTooLarge, maxBody, t.URL())
 	}
-	if c.err == nil && t.robots == nil {
-		c.bodyHash = bodyHash(c.body)
+	if c.err == nil && !t.Robots() {
+		c.BodyHash = bodyHash(c.body)
 	}
 
 	switch {
 	case c.err != nil:
-	case t.robots != nil: // kept by fetch, once judged
-	case c.status == http.StatusNotModified && haveCopy:
+	case t.Robots(): // kept by fetch, once judged
+	case c.Status == http.StatusNotModified && haveCopy:
 		// The copy stays as it is (R6.2). Only its validators were
 		// loaded before the request: the copy itself is loaded now, after
 		// the response, outside the rest. It is copied to the heap here,
 		// so that stored stays on the stack for every other page.
 		if !loaded {
-			if stored, haveCopy, err = f.set.pages.LoadPage(t.url()); err != nil {
-				f.set.logger.Warn("polite: store: loading a page copy", "url", t.url(), "err", err)
+			if stored, haveCopy, err = f.set.pages.LoadPage(t.URL()); err != nil {
+				f.set.logger.Warn("polite: store: loading a page copy", "url", t.URL(), "err", err)
 			}
 		}
 		if haveCopy {
@@ -176,12 +234,12 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool)
 			c.stored = &kept
 			f.readPage(t, c, req.URL, stored.Header, stored.Body)
 		}
-	case c.status >= 200 && c.status <= 299:
+	case c.Status >= 200 && c.Status <= 299:
 		f.readPage(t, c, req.URL, c.header, c.body)
 		if f.set.pages != nil {
-			p := StoredPage{URL: t.url(), Status: c.status, Header: c.header, Body: c.body, Fetched: c.end}
+			p := StoredPage{URL: t.URL(), Status: c.Status, Header: c.header, Body: c.body, Fetched: c.End}
 			if err := f.set.pages.SavePage(p); err != nil {
-				f.set.logger.Warn("polite: store: keeping a page", "url", t.url(), "err", err)
+				f.set.logger.Warn("polite: store: keeping a page", "url", t.URL(), "err", err)
 			}
 		}
 	}
@@ -193,7 +251,7 @@ func (f *Fetcher) request(t *task, b *budget, tr *http.Transport, loadCopy bool)
 // worker. A page with a meta tag gets its HTML pass now, and keeps it for
 // Links and TextForAI; a page without one is read only if a caller asks
 // (lazyPage).
-func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Header, body []byte) {
+func (f *Fetcher) readPage(t *schedule.Task, c *completion, u *url.URL, header http.Header, body []byte) {
 	var page htmlpass.Page
 	if mt, _ := f.set.types.allows(typeOf(header, body)); mt == "text/html" || mt == "application/xhtml+xml" {
 		c.page = newLazyPage(body, u)
@@ -201,35 +259,39 @@ func (f *Fetcher) readPage(t *task, c *completion, u *url.URL, header http.Heade
 			page = *c.page.get()
 		}
 	}
-	c.signals = readSignals(t.rules, f.set.ua.product(), t.url(), header, page)
+	var rules *Robots
+	if file := t.Rules(); file != nil {
+		rules = &Robots{f: file}
+	}
+	c.signals = readSignals(rules, f.set.ua.product(), t.URL(), header, page)
 }
 
 // keepRobots stores a robots.txt answer that says something (R5.3), as
 // its verdict reads it: the rules of a 2xx that is no challenge, the
 // absence of a 4xx that is no refusal or of a 3xx leading nowhere, or, on
 // a 304, the stored copy confirmed at this time.
-func (f *Fetcher) keepRobots(t *task, c *completion) {
+func (f *Fetcher) keepRobots(t *schedule.Task, c *completion) {
 	st := f.set.robotsStore
 	if st == nil {
 		return
 	}
-	r := StoredRobots{Origin: t.robots.key, Status: c.status, Header: validators(c.header), Body: c.body, Fetched: c.end}
-	switch c.answer {
-	case robotsSame:
-		old, ok, err := st.LoadRobots(t.robots.key)
+	r := StoredRobots{Origin: t.Origin(), Status: c.Status, Header: validators(c.header), Body: c.body, Fetched: c.End}
+	switch c.Answer {
+	case schedule.RobotsSame:
+		old, ok, err := st.LoadRobots(t.Origin())
 		if err != nil || !ok {
 			return
 		}
-		old.Fetched = c.end
+		old.Fetched = c.End
 		r = old
-	case robotsRules:
-	case robotsAllowAll:
+	case schedule.RobotsRules:
+	case schedule.RobotsAllowAll:
 		r.Body = nil
 	default:
 		return
 	}
 	if err := st.SaveRobots(r); err != nil {
-		f.set.logger.Warn("polite: store: keeping robots.txt", "origin", t.robots.key, "err", err)
+		f.set.logger.Warn("polite: store: keeping robots.txt", "origin", t.Origin(), "err", err)
 	}
 }
 

@@ -17,7 +17,7 @@ func TestPageReadOnlyWhenNeeded(t *testing.T) {
 	defer f.Close()
 	u, _ := url.Parse("https://example.com/p")
 	header := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
-	tk := &task{raw: u.String()}
+	tk := newTask(u.String())
 	for _, tt := range []struct {
 		name, body string
 		readNow    bool
@@ -26,7 +26,7 @@ func TestPageReadOnlyWhenNeeded(t *testing.T) {
 		{"no meta tag", `<p>Text</p><a href="/a">a</a>`, false, false},
 		{"a meta tag", `<META name=robots content=nofollow><p>Text</p><a href="/a">a</a>`, true, true},
 	} {
-		c := &completion{task: tk}
+		c := &completion{}
 		f.readPage(tk, c, u, header, []byte(tt.body))
 		if c.page == nil {
 			t.Fatalf("%s: no page", tt.name)

@@ -40,7 +40,7 @@ func BenchmarkPageWork(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := &task{raw: raw}
+	t := newTask(raw)
 	b.Run("classify", func(b *testing.B) {
 		b.ReportAllocs()
 		body := []byte(farmPage)
@@ -53,13 +53,13 @@ func BenchmarkPageWork(b *testing.B) {
 		b.Run("signals/"+page.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				f.readPage(t, &completion{task: t}, u, header, body)
+				f.readPage(t, &completion{}, u, header, body)
 			}
 		})
 		b.Run("links/"+page.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				c := &completion{task: t}
+				c := &completion{}
 				f.readPage(t, c, u, header, body)
 				if len(pageLinks(c.page.get(), c.signals)) != 4 {
 					b.Fatal("the page has 4 links")

@@ -37,6 +37,7 @@ import (
 
 	"github.com/politecrawler/polite/internal/clock"
 	"github.com/politecrawler/polite/internal/netguard"
+	"github.com/politecrawler/polite/internal/schedule"
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
@@ -56,8 +57,10 @@ type Fetcher struct {
 	clk       clock.Clock
 	ctx       context.Context // cancelled by Close: ends requests in flight
 	cancel    context.CancelFunc
-	sched     *scheduler
-	results   *resultQueue
+	sched     *schedule.Scheduler
+	// lookupTimeout bounds one host lookup (hooks.lookupTimeout).
+	lookupTimeout time.Duration
+	results       *resultQueue
 
 	// added are the URLs Add accepted, normalised (R9).
 	addedMu sync.Mutex
@@ -113,24 +116,25 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 		ctx:            ctx,
 		cancel:         cancel,
 		dispatched:     make(chan struct{}),
+		lookupTimeout:  hk.lookupTimeout,
 	}
 	f.transport.Store(netguard.NewTransport(set.allowPrivate, set.rootCAs))
 	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.from(), set.types.accept)
 	f.sched = newScheduler(f, hk)
-	f.results = newResultQueue(f.sched.poke)
+	f.results = newResultQueue(f.sched.Poke)
 	for range set.maxInFlight {
 		f.workers.Add(1)
 		go f.work()
 	}
 	if set.pages != nil || set.robotsStore != nil || set.hosts != nil {
-		for range f.sched.storeWorkers() {
+		for range f.sched.StoreWorkers() {
 			f.workers.Add(1)
 			go f.workStore()
 		}
 	}
 	go func() {
 		defer close(f.dispatched)
-		f.sched.run()
+		f.sched.Run()
 	}()
 	return f, nil
 }
@@ -160,22 +164,19 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	if f.ctx.Err() != nil {
 		return ErrClosed
 	}
-	t := &task{raw: rawURL}
-	if n != rawURL {
-		t.setURL(n) // the URL requested: normalised, session ids stripped (R9)
-	}
+	t := schedule.NewTask(rawURL, n) // requested as n: normalised, session ids stripped (R9)
 	// The set and the post go together: a URL is known as added only if
 	// it was accepted, and a second Add after a failed first says closed.
 	f.addedMu.Lock()
 	defer f.addedMu.Unlock()
 	if f.added.Add(name, n) {
-		if f.sched.closedToAdds() {
+		if f.sched.ClosedToAdds() {
 			return ErrClosed
 		}
 		return fmt.Errorf("%w: %s (as %s)", ErrDuplicate, rawURL, n)
 	}
 	f.accepted.Add(1)
-	if !f.sched.post(event{add: t, hostName: name}) {
+	if !f.sched.Add(t, name) {
 		f.accepted.Add(-1)
 		return ErrClosed
 	}
@@ -213,7 +214,7 @@ func (f *Fetcher) Pending() int {
 // readable: a Results loop yields them and ends; Next returns them, then
 // io.EOF. Close is idempotent, and stops at once a Shutdown under way.
 func (f *Fetcher) Close() error {
-	f.sched.post(event{close: true})
+	f.sched.Close()
 	f.cancel()
 	f.closeOnce.Do(f.release)
 	return nil
@@ -226,7 +227,7 @@ func (f *Fetcher) Close() error {
 // requests still in flight are cancelled (ErrClosed) and Shutdown returns
 // ctx.Err(). After Close or Shutdown it returns nil at once.
 func (f *Fetcher) Shutdown(ctx context.Context) error {
-	f.sched.post(event{close: true})
+	f.sched.Close()
 	var err error
 	select {
 	case <-f.dispatched:
@@ -287,12 +288,12 @@ type retiredTransport struct {
 // without going back to the dispatcher.
 func (f *Fetcher) work() {
 	defer f.workers.Done()
-	for j := range f.sched.jobs {
+	for j := range f.sched.Jobs() {
 		for more := true; more; {
-			if j.resolve != nil {
-				j, more = f.sched.report(f.resolve(j.resolve), nil)
+			if name := j.Lookup(); name != "" {
+				j, more = f.sched.Report(f.resolve(j, name), nil)
 			} else {
-				j, more = f.sched.report(nil, f.fetch(j.fetch, j.budget, j.transport, j.loadCopy))
+				j, more = f.sched.Report(nil, f.fetch(j))
 			}
 		}
 	}
@@ -304,13 +305,13 @@ const resolveTimeout = 15 * time.Second
 // resolve looks a host up and picks the address its budget is keyed on:
 // the first one the fetcher may dial (R1.1, R10.1), within the lookup's
 // time (R10.2).
-func (f *Fetcher) resolve(h *host) *resolution {
-	ctx, cancel := lookupContext(f.ctx, f.sched.hooks.lookupTimeout)
-	addrs, err := f.set.resolver.LookupNetIP(ctx, "ip", h.name)
+func (f *Fetcher) resolve(j schedule.Job, name string) *schedule.Resolution {
+	ctx, cancel := lookupContext(f.ctx, f.lookupTimeout)
+	addrs, err := f.set.resolver.LookupNetIP(ctx, "ip", name)
 	cancel()
 	if err != nil {
 		if f.ctx.Err() != nil {
-			return &resolution{host: h, err: fmt.Errorf("%w: resolving %s: %w", ErrClosed, h.name, err)}
+			return j.Resolution(nil, fmt.Errorf("%w: resolving %s: %w", ErrClosed, name, err))
 		}
 		if te, ok := timedOut(ctx); ok && errors.Is(err, context.DeadlineExceeded) {
 			// The resolver gave up because the lookup's time ran out: said
@@ -318,7 +319,7 @@ func (f *Fetcher) resolve(h *host) *resolution {
 			// host) that came as the deadline passed stays what it is.
 			err = te
 		}
-		return &resolution{host: h, err: fmt.Errorf("%w: %s: %w", ErrUnresolved, h.name, err)}
+		return j.Resolution(nil, fmt.Errorf("%w: %s: %w", ErrUnresolved, name, err))
 	}
 	var refused error
 	var usable []netip.Addr
@@ -331,12 +332,12 @@ func (f *Fetcher) resolve(h *host) *resolution {
 		usable = append(usable, a)
 	}
 	if len(usable) > 0 {
-		return &resolution{host: h, addrs: usable}
+		return j.Resolution(usable, nil)
 	}
 	if refused != nil {
-		return &resolution{host: h, err: fmt.Errorf("%s resolves to no public address: %w", h.name, refused)}
+		return j.Resolution(nil, fmt.Errorf("%s resolves to no public address: %w", name, refused))
 	}
-	return &resolution{host: h, err: fmt.Errorf("%w: %s: no addresses", ErrUnresolved, h.name)}
+	return j.Resolution(nil, fmt.Errorf("%w: %s: no addresses", ErrUnresolved, name))
 }
 
 // checkURL says whether a URL can ever be fetched. When it can, it

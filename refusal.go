@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/politecrawler/polite/internal/schedule"
 )
 
 // Errors for hosts that pushed back. Each is matched with errors.Is; the
@@ -32,7 +34,7 @@ var (
 
 	// ErrFailures: five failures in a row stopped the host (R3.2); the
 	// cause of a *StoppedError.
-	ErrFailures = errors.New("polite: failures in a row")
+	ErrFailures = schedule.ErrFailures
 )
 
 // StopKind says why a host was stopped (R3): in Stats.Refusals and in

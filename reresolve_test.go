@@ -658,13 +658,11 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 		res.mu.Lock()
 		n := res.tries[h]
 		res.mu.Unlock()
-		r.f.sched.mu.Lock()
-		host := r.f.sched.hosts[h]
-		done := n == 3 && !host.resolving
-		oldBudget, moved := host.budget, host.budget.addr == newAddr
-		r.f.sched.mu.Unlock()
+		host, _ := r.f.sched.Inspect(h)
+		done := n == 3 && !host.Resolving
+		moved := host.Addr == newAddr
 		if done {
-			if moved || !oldBudget.busy {
+			if moved || !host.Busy {
 				t.Fatalf("moved %v with /slow in flight at the old address", moved)
 			}
 			break
@@ -691,10 +689,7 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 // and the move waits for a request in flight at the old one.
 func (r *rig) waitForPendingMove() {
 	for {
-		r.f.sched.mu.Lock()
-		moving := len(r.f.sched.moves) > 0
-		r.f.sched.mu.Unlock()
-		if moving {
+		if r.f.sched.MovesPending() {
 			return
 		}
 		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for

@@ -3,7 +3,8 @@ package polite
 import (
 	"context"
 	"errors"
-	"maps"
+
+	"github.com/politecrawler/polite/internal/schedule"
 )
 
 // Stats is a snapshot of a Fetcher's work, for progress lines and metrics.
@@ -30,58 +31,41 @@ type Stats struct {
 	Forgotten int
 }
 
-// runStats are the counters the scheduler keeps as it goes, so that a
-// snapshot walks no queue under the lock every worker needs (R1.2).
-type runStats struct {
-	requests int
-	bytes    int64
-	refusals map[StopKind]int
-	traps    map[TrapKind]int
-	admitted int // URLs taken from the inbox
-	finished int // URLs given their Result
-	fetching int // requests in flight, robots.txt included
-	// pagesInFlight are the requests in flight for URLs (not robots.txt).
-	pagesInFlight int
-	stopped       int // hosts stopped, in this run or cooling off from an earlier one
-	forgotten     int // hosts forgotten after a robots period idle (forget.go)
-}
-
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
 // goroutine, so the numbers agree with one another; after Close it returns
 // the last snapshot.
 func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
-	reply := make(chan Stats, 1)
-	if f.sched.postQuery(reply) {
+	reply := make(chan schedule.Snapshot, 1)
+	if f.sched.Query(reply) {
 		select {
 		case st := <-reply:
-			return st, nil
+			return publicStats(st), nil
 		case <-f.dispatched:
 		case <-ctx.Done():
 			return Stats{}, ctx.Err()
 		}
 	}
 	<-f.dispatched
-	return f.sched.final, nil
+	return publicStats(f.sched.Final()), nil
 }
 
-// snapshot reads the scheduler's counters; it runs with the lock held.
-// Every URL taken in and not answered is queued or in flight; an idle
-// budget with work is in the due heap.
-func (s *scheduler) snapshot() Stats {
-	st := Stats{
-		Hosts:     len(s.hosts) + len(s.stoppedNames),
-		Forgotten: s.counts.forgotten,
-		Active:    s.counts.fetching,
-		Resting:   len(s.due),
-		Stopped:   s.counts.stopped,
-		Queued:    s.counts.admitted - s.counts.finished - s.counts.pagesInFlight,
-		InFlight:  s.counts.fetching,
-		Requests:  s.counts.requests,
-		Bytes:     s.counts.bytes,
-		Refusals:  maps.Clone(s.counts.refusals),
-		Traps:     maps.Clone(s.counts.traps),
+// publicStats tells a scheduler's snapshot as the public Stats.
+func publicStats(sn schedule.Snapshot) Stats {
+	st := Stats{Hosts: sn.Hosts, Active: sn.Active, Resting: sn.Resting, Stopped: sn.Stopped,
+		Parked: sn.Parked, Queued: sn.Queued, InFlight: sn.InFlight, Requests: sn.Requests,
+		Bytes: sn.Bytes, Forgotten: sn.Forgotten}
+	if sn.Refusals != nil {
+		st.Refusals = make(map[StopKind]int, len(sn.Refusals))
+		for k, n := range sn.Refusals {
+			st.Refusals[StopKind(k)] = n
+		}
 	}
-	st.Parked = s.pruneParked(s.clk.Now())
+	if sn.Traps != nil {
+		st.Traps = make(map[TrapKind]int, len(sn.Traps))
+		for k, n := range sn.Traps {
+			st.Traps[TrapKind(k)] = n
+		}
+	}
 	return st
 }
 

@@ -66,28 +66,6 @@ func normalise(raw string) (string, error) {
 	return n, nil
 }
 
-// trapped checks a URL about to be queued: from Add, or a redirect's
-// target.
-func (s *scheduler) trapped(t *task, host string) *TrapError {
-	u := t.url()
-	if kind, reason, bad := urltrap.Check(u, s.clk.Now(), trapLimits); bad {
-		return &TrapError{URL: u, Kind: TrapKind(kind), Reason: reason}
-	}
-	if pattern, bad := s.traps.Dropped(host, u); bad {
-		return &TrapError{URL: u, Kind: TrapRepeatedContent, Reason: "pages like " + pattern + " repeat the same content"}
-	}
-	return nil
-}
-
-// dropTrap answers a trapped task and counts it.
-func (s *scheduler) dropTrap(t *task, e *TrapError) {
-	if s.counts.traps == nil {
-		s.counts.traps = make(map[TrapKind]int)
-	}
-	s.counts.traps[e.Kind]++
-	s.finish(t, &Result{Err: e})
-}
-
 // bodyHash identifies a page's content for the repeated-content check.
 // The hashes are compared within one process only, so a seed made at
 // start suits; maphash reads many bytes a step, where a byte-at-a-time

@@ -1,4 +1,4 @@
-package polite
+package schedule
 
 import (
 	"math/rand/v2"
@@ -13,7 +13,7 @@ func TestDueHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	start := time.Unix(0, 0)
 	var h dueHeap
-	in := map[*budget]bool{}
+	in := map[*Budget]bool{}
 	check := func(step int) {
 		for i, e := range h {
 			b := e.b
@@ -35,7 +35,7 @@ func TestDueHeapOrder(t *testing.T) {
 		at := start.Add(time.Duration(rng.IntN(50)) * time.Second) // ties are common
 		switch op := rng.IntN(4); {
 		case op == 0 || len(h) == 0:
-			b := &budget{nextAt: at, index: -1}
+			b := &Budget{nextAt: at, index: -1}
 			h.push(b)
 			in[b] = true
 		case op == 1:

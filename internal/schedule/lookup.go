@@ -1,4 +1,4 @@
-package polite
+package schedule
 
 import (
 	"container/heap"
@@ -45,25 +45,25 @@ func passing(err error) bool {
 
 // lookupFailed decides what follows a failed lookup: another try after
 // the backoff, or the end. It reports whether the host's URLs wait on.
-func (s *scheduler) lookupFailed(h *host, err error, now time.Time) bool {
+func (s *Scheduler) lookupFailed(h *host, err error, now time.Time) bool {
 	if s.closing || !passing(err) {
 		return false
 	}
 	h.lookupFailures++
-	if h.lookupFailures >= FailuresToStop {
-		h.err = &StoppedError{Host: h.name, Cause: fmt.Errorf("%w: %d lookups in a row, the last: %w", ErrFailures, h.lookupFailures, err)}
-		s.f.set.logger.Warn("polite: lookups failing; host stopped for the run", "host", h.name, "failures", h.lookupFailures, "err", err, "time", now)
+	if h.lookupFailures >= s.cfg.FailuresToStop {
+		h.err = s.root.Stopped(h.name, fmt.Errorf("%w: %d lookups in a row, the last: %w", ErrFailures, h.lookupFailures, err))
+		s.cfg.Logger.Warn("polite: lookups failing; host stopped for the run", "host", h.name, "failures", h.lookupFailures, "err", err, "time", now)
 		return false
 	}
 	h.resolving = true
-	h.retryAt = now.Add(pacing.BackoffAfter(h.lookupFailures, s.f.set.maxBackoff, s.hooks.rand()))
+	h.retryAt = now.Add(pacing.BackoffAfter(h.lookupFailures, s.cfg.MaxBackoff, s.cfg.Rand()))
 	heap.Push(&s.relookups, h)
 	return true
 }
 
 // dueLookups moves the hosts whose retry time has come back to the
 // lookup queue.
-func (s *scheduler) dueLookups(now time.Time) {
+func (s *Scheduler) dueLookups(now time.Time) {
 	for len(s.relookups) > 0 && !s.relookups[0].retryAt.After(now) {
 		s.lookups = append(s.lookups, heap.Pop(&s.relookups).(*host))
 	}

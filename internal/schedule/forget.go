@@ -1,4 +1,4 @@
-package polite
+package schedule
 
 import "time"
 
@@ -23,7 +23,7 @@ type idleHost struct {
 
 // assign makes h the host of t, which leaves its earlier host (a
 // redirect's) at once.
-func (s *scheduler) assign(t *task, h *host) {
+func (s *Scheduler) assign(t *Task, h *host) {
 	if t.robots != nil { // the fetcher's own: its origin keeps the host
 		t.host = h
 		return
@@ -38,7 +38,7 @@ func (s *scheduler) assign(t *task, h *host) {
 
 // leave counts a URL of h answered or moved on; a host left with none
 // joins the idle list.
-func (s *scheduler) leave(h *host) {
+func (s *Scheduler) leave(h *host) {
 	h.open--
 	if h.open == 0 {
 		now := s.clk.Now()
@@ -51,12 +51,12 @@ func (s *scheduler) leave(h *host) {
 // in time order, so only its front is looked at. It runs with Add held
 // off and the inbox empty: every URL added is then counted in its host's
 // open, and no host is forgotten between its URL's Add and its admission.
-func (s *scheduler) forgetIdle(now time.Time) {
+func (s *Scheduler) forgetIdle(now time.Time) {
 	if len(s.idle) == s.idleHead || now.Sub(s.idle[s.idleHead].at) < RobotsMaxAge {
 		return
 	}
-	s.f.addedMu.Lock()
-	defer s.f.addedMu.Unlock()
+	s.root.HoldAdds()
+	defer s.root.ReleaseAdds()
 	if !s.inboxEmpty() {
 		return
 	}
@@ -77,7 +77,7 @@ func (s *scheduler) forgetIdle(now time.Time) {
 
 // forgettable reports whether nothing of h is under way or would weaken
 // a rule if forgotten.
-func (s *scheduler) forgettable(h *host, now time.Time) bool {
+func (s *Scheduler) forgettable(h *host, now time.Time) bool {
 	if h.open > 0 || h.resolving || len(h.waiting) > 0 || h.failures > 0 || h.lookupFailures > 0 ||
 		now.Sub(h.lastUsed) < RobotsMaxAge {
 		return false
@@ -102,7 +102,7 @@ func (s *scheduler) forgettable(h *host, now time.Time) bool {
 
 // forget drops a host from memory; its budget goes too when no other host
 // is on it and it is idle.
-func (s *scheduler) forget(h *host, now time.Time) {
+func (s *Scheduler) forget(h *host, now time.Time) {
 	delete(s.hosts, h.name)
 	for _, o := range h.origins {
 		delete(s.origins, o.key)
@@ -114,7 +114,7 @@ func (s *scheduler) forget(h *host, now time.Time) {
 		s.stoppedNames[h.name] = h.stopped
 	}
 	s.traps.Forget(h.name)
-	s.f.added.Forget(h.name)
+	s.root.ForgetAdded(h.name)
 	if b := h.budget; b != nil {
 		b.hosts--
 		if b.hosts == 0 && !b.busy && b.pending() == 0 && b.index < 0 && !b.parkedUntil.After(now) {
@@ -131,7 +131,7 @@ func (s *scheduler) forget(h *host, now time.Time) {
 	// transport every transportRenewal hosts forgotten lets them go.
 	if s.forgottenSinceRenewal++; s.forgottenSinceRenewal >= transportRenewal {
 		s.forgottenSinceRenewal = 0
-		s.f.freshTransport()
+		s.root.FreshTransport()
 	}
 }
 

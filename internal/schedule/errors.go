@@ -1,0 +1,39 @@
+package schedule
+
+import (
+	"errors"
+	"time"
+)
+
+// The sentinel errors the scheduler makes or tells apart; the fetcher's
+// public names are these same values, so errors.Is holds across the seam.
+var (
+	// ErrClosed: the fetcher was closed before the URL was answered (R11.2).
+	ErrClosed = errors.New("polite: fetcher closed")
+	// ErrInvalidURL: a URL that cannot be fetched as written.
+	ErrInvalidURL = errors.New("polite: invalid URL")
+	// ErrTooManyRedirects: a chain longer than the fetcher follows (R8.3).
+	ErrTooManyRedirects = errors.New("polite: too many redirects")
+	// ErrRedirectLoop: a redirect back to a URL of its own chain (R8.3).
+	ErrRedirectLoop = errors.New("polite: redirect loop")
+	// ErrFailures: failures in a row stopped the host (R3.2).
+	ErrFailures = errors.New("polite: failures in a row")
+	// ErrCertificate: the host's TLS certificate did not verify.
+	ErrCertificate = errors.New("polite: certificate not trusted")
+	// ErrCoolingOff: the host is cooling off after an earlier run's stop (R3.3).
+	ErrCoolingOff = errors.New("polite: host cooling off after an earlier stop")
+)
+
+// Robots cache timings (R5.3).
+const (
+	// RobotsMaxAge is how long a robots.txt copy is used before it is
+	// asked for again (conditionally); also how long a host stays idle
+	// before it is forgotten, and how often it is looked up (R1.1).
+	RobotsMaxAge = 24 * time.Hour
+	// RobotsStaleLimit is how long a copy may stand in while the site
+	// cannot be reached; after it, the site is unreachable.
+	RobotsStaleLimit = 30 * 24 * time.Hour
+	// robotsStaleRetry is when a refresh is tried again while a stale
+	// copy stands in.
+	robotsStaleRetry = time.Hour
+)

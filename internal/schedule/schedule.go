@@ -1,0 +1,380 @@
+// Package schedule keeps R1 and R2: one request in flight per budget (a
+// server address), many budgets in parallel, each resting after a
+// response. It holds the budgets and their due heap, the host lookups, the
+// robots.txt gate, stops and parks, the forgetting of idle hosts and the
+// store jobs; it decides, and the fetcher around it acts (Root) and speaks
+// in public terms. It makes no request itself: no net/http here.
+package schedule
+
+import (
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/pacing"
+	"github.com/politecrawler/polite/internal/robotstxt"
+	"github.com/politecrawler/polite/internal/urltrap"
+)
+
+// All scheduling state is guarded by one lock, mu. The dispatcher goroutine
+// (Run) takes Add's URLs from an inbox, sleeps on one timer until the
+// earliest budget is due, and hands work to a bounded pool of workers. A
+// worker that ends a job reports it itself, under mu, and takes the next
+// job that is due at once, if there is one: a busy run's requests follow
+// one another on the workers without a hand-off through the dispatcher. No
+// goroutine per host or URL, and no polling.
+
+// Config is what the scheduler is told, settled by the fetcher: plain values.
+type Config struct {
+	Clock  clock.Clock
+	OnIdle func(time.Time) // called when only the passing of time moves the run on
+	Rand   func() float64  // the backoff's jitter, uniform in [0, 1)
+	// HoldFetches keeps every request queued (lookups still run).
+	HoldFetches bool
+	// OnHeld is called, with the lock held, when the reader is behind.
+	OnHeld         func()
+	MaxInFlight    int
+	Pacing         pacing.Policy // the web floor and duration factor (R2.1, R2.2)
+	MaxBackoff     time.Duration // R2.5's cap
+	Horizon        time.Duration // a Retry-After beyond it parks (R2.4)
+	Retries        int           // tries again of a transient failure (R11.3)
+	FailuresToStop int           // failures in a row that stop a host (R3.2)
+	Agent          string        // the product token robots.txt is read for (R4.4)
+	// Policy says what the Config says of a host name.
+	Policy func(name string) Policy
+	// RecallHosts, RecallRobots and PageCopies say which stores there are.
+	RecallHosts, RecallRobots, PageCopies bool
+	Logger                                *slog.Logger
+	Traps                                 urltrap.Limits
+}
+
+// Root is the fetcher around the scheduler: what it does on the
+// scheduler's word, and the public errors it makes of the scheduler's
+// outcomes. Every method is called with the scheduler's lock held.
+type Root interface {
+	// Deliver gives a page its one answer (R11.1).
+	Deliver(t *Task, e End)
+	// Observed reports a request that ended (Config.OnRequest).
+	Observed(c *Completion, gap time.Duration, first bool, rest pacing.Rest)
+	// Stopped is the error of a URL of a host stopped for cause (R3).
+	Stopped(host string, cause error) error
+	// Parked is the error of a URL of an address parked until then (R2.4).
+	Parked(host string, until time.Time) error
+	// Disallowed is the error of a URL robots.txt disallows (R5.4).
+	Disallowed(url, agent string, d robotstxt.Decision) error
+	// Trapped is the error of a URL dropped as a trap (R9).
+	Trapped(url string, kind urltrap.Kind, reason string) error
+	// Silent is the error of a robots.txt answer that says nothing of its rules.
+	Silent(c *Completion) error
+	// LogStop logs a stop with its evidence (R3.4), and says its kind and
+	// whether it is kept for later runs (R3.3).
+	LogStop(host string, cause error, at time.Time, failures int) (kind string, keep bool)
+	// ReaderBehind reports whether Config.MaxUnread Results wait unread.
+	ReaderBehind() bool
+	// Transport is the one a request handed out now goes through.
+	Transport() any
+	// FreshTransport replaces the transport by one with no connections.
+	FreshTransport()
+	// HoldAdds keeps Add out while idle hosts are forgotten; ReleaseAdds lets it in.
+	HoldAdds()
+	// ReleaseAdds ends HoldAdds.
+	ReleaseAdds()
+	// ForgetAdded forgets the URLs added for a host (R9's duplicates).
+	ForgetAdded(host string)
+	// Literal reports whether a host name is an IP address, and which.
+	Literal(name string) (netip.Addr, bool)
+}
+
+// event is a message to the dispatcher; exactly one field is set.
+type event struct {
+	add      *Task           // accepted by Add
+	hostName string          // the host of add, lower-case
+	close    bool            // Close was called
+	query    chan<- Snapshot // Stats was called
+}
+
+// Scheduler is the scheduling state and its dispatcher.
+type Scheduler struct {
+	// mu guards the scheduling state: every field up to inboxMu.
+	mu      sync.Mutex
+	cfg     Config
+	root    Root
+	clk     clock.Clock
+	hosts   map[string]*host
+	origins map[string]*origin
+	budgets map[netip.Addr]*Budget
+	due     dueHeap
+	lookups []*host // hosts waiting for a worker to resolve them
+	// relookups are hosts whose lookup failed for a moment, waiting to
+	// be tried again (R5.2).
+	relookups lookupRetries
+	// moves are hosts whose address changed while a request was in
+	// flight at their old one: they move when it ends.
+	moves   map[*Budget][]pendingMove
+	running int // jobs handed to workers and not yet reported
+	jobs    chan Job
+	// storeWork is the store jobs waiting for a store worker, and
+	// storeRunning those handed out and not yet answered (store.go).
+	storeWork    []StoreJob
+	storeRunning int
+	storeJobs    chan StoreJob
+	// parked are the budgets parked by a Retry-After beyond the horizon,
+	// until a snapshot finds their time over.
+	parked  []*Budget
+	closing bool
+	// wakeAt is when the dispatcher's timer fires; zero when it is not
+	// set. A worker that leaves a budget due sooner wakes the dispatcher.
+	wakeAt time.Time
+	counts runStats
+	traps  *urltrap.Tracker
+	// idle are hosts that had no URL left, oldest first from idleHead;
+	// stoppedNames keep the stops of hosts forgotten (forget.go).
+	idle         []idleHost
+	idleHead     int
+	stoppedNames map[string]error
+	// forgottenSinceRenewal counts the hosts forgotten since the last
+	// fresh transport (forget.go).
+	forgottenSinceRenewal int
+
+	inboxMu sync.Mutex // guards inbox, spare and closed
+	inbox   []event
+	spare   []event
+	closed  bool
+	wake    chan struct{}
+
+	final Snapshot // the snapshot at the dispatcher's end, for Stats after Close
+}
+
+// New returns a scheduler for cfg acting through root; Run starts it.
+func New(cfg Config, root Root) *Scheduler {
+	return &Scheduler{
+		cfg:       cfg,
+		root:      root,
+		clk:       cfg.Clock,
+		hosts:     make(map[string]*host),
+		origins:   make(map[string]*origin),
+		budgets:   make(map[netip.Addr]*Budget),
+		jobs:      make(chan Job, cfg.MaxInFlight),
+		storeJobs: make(chan StoreJob, cfg.MaxInFlight),
+		wake:      make(chan struct{}, 1),
+		traps:     urltrap.NewTracker(cfg.Traps),
+	}
+}
+
+// Jobs are the lookups and requests handed to the workers; closed at the end.
+func (s *Scheduler) Jobs() <-chan Job { return s.jobs }
+
+// StoreJobs are the store jobs handed to the store workers; closed at the end.
+func (s *Scheduler) StoreJobs() <-chan StoreJob { return s.storeJobs }
+
+// Add hands an accepted URL to the dispatcher; false once Close was posted.
+func (s *Scheduler) Add(t *Task, hostName string) bool {
+	return s.post(event{add: t, hostName: hostName})
+}
+
+// Close tells the dispatcher to end the run; false when it was told already.
+func (s *Scheduler) Close() bool { return s.post(event{close: true}) }
+
+// post hands an event to the dispatcher. Adds and Close are refused once
+// Close has been posted.
+func (s *Scheduler) post(ev event) bool {
+	s.inboxMu.Lock()
+	if s.closed && (ev.add != nil || ev.close) {
+		s.inboxMu.Unlock()
+		return false
+	}
+	if ev.close {
+		s.closed = true
+	}
+	s.inbox = append(s.inbox, ev)
+	s.inboxMu.Unlock()
+	s.Poke()
+	return true
+}
+
+// ClosedToAdds reports whether Close has been posted.
+func (s *Scheduler) ClosedToAdds() bool {
+	s.inboxMu.Lock()
+	defer s.inboxMu.Unlock()
+	return s.closed
+}
+
+// Poke wakes the dispatcher, or leaves it a note if it is awake.
+func (s *Scheduler) Poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Query asks the dispatcher for a snapshot; false once it has ended.
+func (s *Scheduler) Query(reply chan<- Snapshot) bool {
+	s.inboxMu.Lock()
+	if s.closed {
+		s.inboxMu.Unlock()
+		return false
+	}
+	s.inbox = append(s.inbox, event{query: reply})
+	s.inboxMu.Unlock()
+	s.Poke()
+	return true
+}
+
+// Final is the snapshot taken as the dispatcher ended; read it after Run returned.
+func (s *Scheduler) Final() Snapshot { return s.final }
+
+func (s *Scheduler) take() []event {
+	s.inboxMu.Lock()
+	evs := s.inbox
+	s.inbox = s.spare[:0]
+	s.inboxMu.Unlock()
+	return evs
+}
+
+func (s *Scheduler) inboxEmpty() bool {
+	s.inboxMu.Lock()
+	defer s.inboxMu.Unlock()
+	return len(s.inbox) == 0
+}
+
+// Run is the dispatcher. It returns, after closing the job channels, once
+// Close was posted and every job handed out has been reported.
+func (s *Scheduler) Run() {
+	timer := s.clk.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		evs := s.take()
+		s.mu.Lock()
+		for i := range evs {
+			s.handle(evs[i])
+			evs[i] = event{}
+		}
+		s.recycle(evs)
+		if s.closing && s.running == 0 && s.storeIdle() {
+			s.final = s.snapshot()
+			close(s.jobs)
+			close(s.storeJobs)
+			s.mu.Unlock()
+			return
+		}
+		now := s.clk.Now()
+		s.dueLookups(now)
+		s.forgetIdle(now)
+		s.dispatch(now)
+		s.dispatchStore()
+		next, ok := s.nextWake()
+		s.wakeAt = time.Time{}
+		if ok {
+			s.wakeAt = next
+		}
+		idle := s.running == 0 && s.storeIdle()
+		s.mu.Unlock()
+
+		var tick <-chan time.Time
+		if ok {
+			// The clock is read again: it may have moved since now (a
+			// fake one moves while requests are in flight), and the
+			// timer must fire at next, as wakeAt says.
+			timer.Reset(next.Sub(s.clk.Now()))
+			tick = timer.C()
+			if s.cfg.OnIdle != nil && idle && s.inboxEmpty() {
+				s.cfg.OnIdle(next)
+			}
+		}
+		select {
+		case <-s.wake:
+		case <-tick:
+		}
+		timer.Stop()
+	}
+}
+
+// readerBehind reports whether Config.MaxUnread Results wait unread: no
+// request starts until the reader makes room, and its take wakes the
+// dispatcher. The time does not matter meanwhile, so the dispatcher sets
+// no timer for a budget due.
+func (s *Scheduler) readerBehind() bool {
+	if !s.root.ReaderBehind() {
+		return false
+	}
+	if s.cfg.OnHeld != nil {
+		s.cfg.OnHeld()
+	}
+	return true
+}
+
+// recycle keeps the inbox's emptied buffer for the next batch.
+func (s *Scheduler) recycle(evs []event) {
+	s.inboxMu.Lock()
+	s.spare = evs[:0]
+	if cap(evs) > 4096 {
+		s.spare = nil // a burst of Adds: let its buffer go
+	}
+	s.inboxMu.Unlock()
+}
+
+// nextWake is when the dispatcher must look again without news: the
+// earliest budget due, while a worker is free, or the earliest lookup to
+// try again.
+func (s *Scheduler) nextWake() (time.Time, bool) {
+	var next time.Time
+	ok := false
+	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && !s.readerBehind() {
+		next, ok = s.due.first().nextAt, true
+	}
+	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
+		next, ok = s.relookups[0].retryAt, true
+	}
+	return next, ok
+}
+
+// Report takes what a worker's job came to, a lookup's resolution or a
+// request's completion, and returns the worker's next job when one is due
+// now. Either way it wakes the dispatcher if the dispatcher must look
+// again: lookups wait, a budget is due before the dispatcher's timer or
+// due now and not taken, the run may be idle (for the hooks), or Close
+// waits for the last job.
+func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
+	s.mu.Lock()
+	s.running--
+	if r != nil {
+		s.resolved(r)
+	} else {
+		s.completed(c)
+	}
+	now := s.clk.Now()
+	j, ok := s.next(now)
+	if ok {
+		s.running++
+	}
+	wake := s.closing || s.cfg.OnIdle != nil && s.running == 0 ||
+		len(s.lookups) > 0 && s.running < s.cfg.MaxInFlight || len(s.storeWork) > 0
+	// A budget due before the dispatcher's timer fires, or due now and
+	// not taken, while a worker is free, needs the dispatcher.
+	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
+		wake = true
+	}
+	s.mu.Unlock()
+	if wake {
+		s.Poke()
+	}
+	return j, ok
+}
+
+func (s *Scheduler) handle(ev event) {
+	switch {
+	case ev.add != nil:
+		s.counts.admitted++
+		if tr, bad := s.trapped(ev.add, ev.hostName); bad {
+			s.dropTrap(ev.add, tr)
+			return
+		}
+		s.admit(ev.add, ev.hostName)
+	case ev.query != nil:
+		ev.query <- s.snapshot()
+	case ev.close:
+		s.close()
+	}
+}
