@@ -120,7 +120,7 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	}
 	// A stored copy makes the request conditional (R6.1).
 	ifNoneMatch, ifModifiedSince := t.Validators()
-	// Its validators were loaded while the budget rested (storework.go),
+	// Its validators were loaded while the budget rested (a store job),
 	// or are loaded now.
 	var stored StoredPage
 	var haveCopy, loaded bool

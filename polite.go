@@ -51,7 +51,7 @@ type Fetcher struct {
 	uaUnrestricted string
 	headers        requestHeaders
 	// transport is replaced when a host moves to another address (see
-	// scheduler.move); retired are the ones it replaced, closed by Close.
+	// internal/schedule's move); retired are the ones it replaced, closed by Close.
 	transport atomic.Pointer[http.Transport]
 	retired   []retiredTransport
 	clk       clock.Clock
