@@ -36,9 +36,9 @@ type completion struct {
 // address and reads the body within the caps. It never follows a redirect
 // itself. A page is stored before the request is reported, so a delivered
 // Result is a stored page.
-func (f *Fetcher) fetch(j schedule.Job) *schedule.Completion {
+func (f *Fetcher) fetch(j schedule.Job, rc *requestContexts) *schedule.Completion {
 	t := j.Task()
-	c := f.request(t, j.Budget(), j.Transport().(*http.Transport), j.LoadCopy())
+	c := f.request(t, j.Budget(), j.Transport().(*http.Transport), j.LoadCopy(), rc)
 	if c.Status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.Status, c.header, c.body, c.End)
@@ -95,12 +95,12 @@ func (f *Fetcher) judge(t *schedule.Task, c *completion) {
 // request makes the request and reads the response: a body within its
 // cap, which for an answer that is not 2xx and not of a type the caller
 // reads (and for any robots.txt answer that is not 2xx) is classifyPrefix.
-func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transport, loadCopy bool) *completion {
+func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transport, loadCopy bool, rc *requestContexts) *completion {
 	c := &completion{}
 	c.Task, c.Budget = t, b
 	conn := b.Conn()
-	ctx, cancel := requestContext(f.ctx, f.set.timeout)
-	defer cancel()
+	ctx := rc.begin()
+	defer rc.end()
 	var reused *bool
 	if conn.Kept {
 		ctx, reused = netguard.TraceReuse(ctx)

@@ -288,12 +288,16 @@ type retiredTransport struct {
 // without going back to the dispatcher.
 func (f *Fetcher) work() {
 	defer f.workers.Done()
+	rc := newRequestContexts(f.ctx, f.set.timeout)
+	defer rc.close()
+	lc := newLookupContexts(f.ctx, f.lookupTimeout)
+	defer lc.close()
 	for j := range f.sched.Jobs() {
 		for more := true; more; {
 			if name := j.Lookup(); name != "" {
-				j, more = f.sched.Report(f.resolve(j, name), nil)
+				j, more = f.sched.Report(f.resolve(j, name, lc), nil)
 			} else {
-				j, more = f.sched.Report(nil, f.fetch(j))
+				j, more = f.sched.Report(nil, f.fetch(j, rc))
 			}
 		}
 	}
@@ -304,19 +308,20 @@ const resolveTimeout = 15 * time.Second
 
 // resolve looks a host up and picks the address its budget is keyed on:
 // the first one the fetcher may dial (R1.1, R10.1), within the lookup's
-// time (R10.2).
-func (f *Fetcher) resolve(j schedule.Job, name string) *schedule.Resolution {
-	ctx, cancel := lookupContext(f.ctx, f.lookupTimeout)
+// time (R10.2). lc is the worker's lookup contexts: the lookup's clock
+// starts here and stops when the resolver answers.
+func (f *Fetcher) resolve(j schedule.Job, name string, lc *requestContexts) *schedule.Resolution {
+	ctx := lc.begin()
 	addrs, err := f.set.resolver.LookupNetIP(ctx, "ip", name)
-	cancel()
+	lc.end()
 	if err != nil {
 		if f.ctx.Err() != nil {
 			return j.Resolution(nil, fmt.Errorf("%w: resolving %s: %w", ErrClosed, name, err))
 		}
-		if te, ok := timedOut(ctx); ok && errors.Is(err, context.DeadlineExceeded) {
+		if te, ok := timedOut(ctx); ok && errors.Is(err, context.Canceled) {
 			// The resolver gave up because the lookup's time ran out: said
-			// with the bound that ran out. An answer of its own (no such
-			// host) that came as the deadline passed stays what it is.
+			// as a deadline would be, a timeout. An answer of its own (no
+			// such host) that came as the timer fired stays what it is.
 			err = te
 		}
 		return j.Resolution(nil, fmt.Errorf("%w: %s: %w", ErrUnresolved, name, err))

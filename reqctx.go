@@ -3,6 +3,7 @@ package polite
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -27,15 +28,95 @@ func (e *requestTimeoutError) Is(target error) bool { return target == context.D
 // Timeout makes it a timeout to net.Error and os.IsTimeout.
 func (e *requestTimeoutError) Timeout() bool { return true }
 
-// requestContext is the context of one request: ended by Close (parent)
-// and after timeout, with a cause that says which (R10.2).
-func requestContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(parent, timeout, &requestTimeoutError{after: timeout})
+// requestContexts gives one worker's requests their context: cancelled
+// by Close, and after the request timeout (R10.2). A worker makes one
+// request at a time, so one cancellable context and one timer serve all
+// its requests; a new pair is made only after a timeout used them up.
+// Compared with a context.WithTimeout per request, this saves the
+// allocations, the timer and the lock on the fetcher's context that every
+// request would otherwise take. A worker keeps a second set for its host
+// lookups, with their own timeout.
+//
+// The timer is not set again for each request. A request notes its
+// deadline; when the timer fires it ends a request past its deadline, is
+// set again for a request that began since it was set, and rests while no
+// request is in flight. A busy worker's timer so fires about once per
+// timeout, and no request is cut before its own deadline.
+type requestContexts struct {
+	parent  context.Context
+	timeout time.Duration
+	cause   *requestTimeoutError // what the timer cancels with
+
+	mu       sync.Mutex // guards what follows against the timer's call
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	timer    *time.Timer
+	deadline time.Time // of the request in flight; zero between requests
+	armed    bool      // the timer will fire
+	spent    bool      // the timer cancelled ctx: the next request needs a new one
 }
 
-// lookupContext is requestContext for a host lookup.
-func lookupContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(parent, timeout, &requestTimeoutError{after: timeout, lookup: true})
+func newRequestContexts(parent context.Context, timeout time.Duration) *requestContexts {
+	return &requestContexts{parent: parent, timeout: timeout, cause: &requestTimeoutError{after: timeout}}
+}
+
+// newLookupContexts is newRequestContexts for host lookups.
+func newLookupContexts(parent context.Context, timeout time.Duration) *requestContexts {
+	return &requestContexts{parent: parent, timeout: timeout, cause: &requestTimeoutError{after: timeout, lookup: true}}
+}
+
+// begin returns the context for the next request and starts its clock.
+func (rc *requestContexts) begin() context.Context {
+	deadline := time.Now().Add(rc.timeout)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.ctx == nil {
+		rc.ctx, rc.cancel = context.WithCancelCause(rc.parent)
+		rc.spent, rc.armed = false, true
+		rc.timer = time.AfterFunc(rc.timeout, rc.fire)
+	} else if !rc.armed {
+		rc.armed = true
+		rc.timer.Reset(rc.timeout)
+	}
+	rc.deadline = deadline
+	return rc.ctx
+}
+
+// fire is the timer's call.
+func (rc *requestContexts) fire() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	switch left := time.Until(rc.deadline); {
+	case rc.spent || rc.deadline.IsZero():
+		rc.armed = false // no request in flight: rest until the next
+	case left > 0:
+		rc.timer.Reset(left) // a request that began since the timer was set
+	default:
+		rc.armed, rc.spent = false, true
+		rc.cancel(rc.cause)
+	}
+}
+
+// end stops the request's clock. When the timer has cancelled the
+// context, the context is spent: the next request gets a fresh one.
+func (rc *requestContexts) end() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.deadline = time.Time{}
+	if rc.spent {
+		rc.ctx, rc.cancel, rc.timer = nil, nil, nil
+	}
+}
+
+// close releases the current context, if any.
+func (rc *requestContexts) close() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.ctx != nil {
+		rc.timer.Stop()
+		rc.cancel(nil)
+		rc.ctx = nil
+	}
 }
 
 // timedOut reports the timeout that cancelled ctx, if that is what did.
