@@ -139,7 +139,7 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 		haveCopy = t.HaveCopy()
 	}
 	// Only these headers: no cookies, no Authorization (R8.2).
-	req.Header = f.headers.of(t.Unrestricted(), t.Robots(), ifNoneMatch, ifModifiedSince)
+	f.headers.set(req.Header, t.Unrestricted(), t.Robots(), ifNoneMatch, ifModifiedSince)
 	req.Close = conn.Closes || conn.Drained
 
 	c.Start = f.clk.Now()

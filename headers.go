@@ -17,28 +17,29 @@ func newRequestHeaders(ua, uaUnrestricted, from, accept string) requestHeaders {
 	return requestHeaders{ua: ua, uaUnrestricted: uaUnrestricted, from: from, accept: accept}
 }
 
-// of returns a fresh header map for one request of the kind given, with
-// a conditional request's validators when either is set (R6.1). Each
-// request has its own map, so nothing of one request reaches the next.
-func (h *requestHeaders) of(unrestricted, robots bool, ifNoneMatch, ifModifiedSince string) http.Header {
-	ua, accept := h.ua, h.accept
+// set writes into h, the header map of one request (http.NewRequest
+// makes a fresh one each time), the headers of a request of the kind
+// given, and a conditional request's validators when either is set
+// (R6.1). Only these headers: no cookies, no Authorization (R8.2).
+func (rh *requestHeaders) set(h http.Header, unrestricted, robots bool, ifNoneMatch, ifModifiedSince string) {
+	ua, accept := rh.ua, rh.accept
 	if unrestricted {
-		ua = h.uaUnrestricted
+		ua = rh.uaUnrestricted
 	}
 	if robots {
 		accept = "text/plain"
 	}
-	m := http.Header{"User-Agent": {ua}, "Accept": {accept}}
-	if h.from != "" {
-		m.Set("From", h.from)
+	h.Set("User-Agent", ua)
+	h.Set("Accept", accept)
+	if rh.from != "" {
+		h.Set("From", rh.from)
 	}
 	if ifNoneMatch != "" {
-		m.Set("If-None-Match", ifNoneMatch)
+		h.Set("If-None-Match", ifNoneMatch)
 	}
 	if ifModifiedSince != "" {
-		m.Set("If-Modified-Since", ifModifiedSince)
+		h.Set("If-Modified-Since", ifModifiedSince)
 	}
-	return m
 }
 
 // Response header keys read on every response, in canonical form. The
