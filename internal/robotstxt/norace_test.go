@@ -1,0 +1,5 @@
+//go:build !race
+
+package robotstxt
+
+const raceEnabled = false
