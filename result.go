@@ -2,11 +2,16 @@ package polite
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"sync"
 	"time"
+
+	"github.com/politecrawler/polite/internal/htmlpass"
+	"github.com/politecrawler/polite/internal/signals"
 )
 
 // Result is the outcome of one URL given to Add: exactly one per accepted
@@ -177,4 +182,128 @@ func (q *resultQueue) take() (r *Result, ok, closed bool) {
 		q.signal()
 	}
 	return nil, false, closed
+}
+
+// lazyPage is the HTML pass over a page (text, title, links, meta), made
+// once, when first needed: at once for a page with a meta tag, whose
+// content signals need it (readPage), and otherwise the first time a
+// caller asks, through Result.Links or Result.TextForAI. A caller that
+// only keeps the bodies of such pages pays for no pass.
+type lazyPage struct {
+	once sync.Once
+	body []byte   // the page's bytes, until the pass
+	url  *url.URL // what relative links resolve against
+	page htmlpass.Page
+}
+
+func newLazyPage(body []byte, u *url.URL) *lazyPage {
+	return &lazyPage{body: body, url: u}
+}
+
+// get makes the pass once and returns it; nil for no page. It is safe
+// for concurrent use.
+func (p *lazyPage) get() *htmlpass.Page {
+	if p == nil {
+		return nil
+	}
+	p.once.Do(func() {
+		p.page = htmlpass.Parse(p.body, p.url)
+		p.body, p.url = nil, nil
+	})
+	return &p.page
+}
+
+// Link is a link found on a page.
+type Link struct {
+	// URL is absolute, http or https, without fragment; relative links are
+	// resolved against the page's URL and its <base href>.
+	URL string
+	// NoFollow is set when the site asks crawlers not to follow the link:
+	// every link on the page carries rel="nofollow", or the page as a whole
+	// says nofollow (robots meta, the crawler's own meta name, or
+	// X-Robots-Tag).
+	NoFollow bool
+}
+
+// Links returns the page's links, each once, in document order (at most
+// 10,000): <a> and <area> href, and <link rel="alternate|next|prev">. It
+// is nil for a result without an HTML page. A polite caller does not
+// follow those marked NoFollow.
+//
+// A page without a meta tag is read the first time Links or TextForAI is
+// called, from the bytes Body holds then: change Body's bytes only after
+// that, or the links and text come from the changed bytes.
+func (r *Result) Links() []Link {
+	return pageLinks(r.page.get(), r.Signals)
+}
+
+// pageLinks is Links on its parts: the page's links, all NoFollow when the
+// signals say nofollow for the page.
+func pageLinks(page *htmlpass.Page, sig Signals) []Link {
+	if page == nil || len(page.Links) == 0 {
+		return nil
+	}
+	// The page's own robots meta counts even if the signals were read
+	// without it.
+	all := sig.NoFollow()
+	for _, d := range signals.Directives(page.Meta["robots"], "", false) {
+		all = all || d.Name == "nofollow" || d.Name == "none"
+	}
+	out := make([]Link, len(page.Links))
+	for i, l := range page.Links {
+		out[i] = Link{URL: l.URL, NoFollow: l.NoFollow || all}
+	}
+	return out
+}
+
+// ErrAIInputRefused: the site refuses that the page be fed to an AI model
+// at answer time (R7.2). The page was fetched and kept; only its text is
+// held back from an AI reader. The error is an *AIInputRefusedError that
+// names the signal.
+var ErrAIInputRefused = errors.New("polite: AI input refused by the site")
+
+// AIInputRefusedError is the error TextForAI returns when a signal refuses
+// AI input (R7.2): it names the signal and where the site gave it. It
+// matches ErrAIInputRefused with errors.Is.
+type AIInputRefusedError struct {
+	Signal Signal
+}
+
+// Error reads like "polite: AI input refused by the site: ai-input=no
+// (robots.txt line 4)".
+func (e *AIInputRefusedError) Error() string {
+	return ErrAIInputRefused.Error() + ": " + e.Signal.String()
+}
+
+// Is makes errors.Is(err, ErrAIInputRefused) true.
+func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInputRefused }
+
+// TextForAI returns the page's readable text for an AI reader: the text a
+// person sees, without markup, scripts or styles, block elements on their
+// own lines (at most 1 MiB). When the site refuses AI input (see
+// Signals.AIInput) it returns no text and an *AIInputRefusedError, which
+// says which signal refused it and where (R7.2); a training opt-out alone
+// does not hold the text back (R7.3). A result without a page returns its
+// Err. A page cut at the body cap (ErrBodyTooLarge) gives the text of what
+// was read. Like Links, it may read the page when first called (see
+// Links).
+func (r *Result) TextForAI() (string, error) {
+	if r.Err != nil && !errors.Is(r.Err, ErrBodyTooLarge) {
+		return "", r.Err
+	}
+	var page htmlpass.Page
+	if p := r.page.get(); p != nil {
+		page = *p
+	}
+	return aiText(r.Body, r.Signals, page)
+}
+
+// aiText is TextForAI on its parts, through internal/signals' gate: the
+// signals decide first, then the text comes from page or from body.
+func aiText(body []byte, sig Signals, page htmlpass.Page) (string, error) {
+	text, because := signals.TextForAI(body, sig.set(), page)
+	if because != nil {
+		return "", &AIInputRefusedError{Signal: Signal(*because)}
+	}
+	return text, nil
 }

@@ -3,7 +3,10 @@ package polite
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"net/http"
 	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/politecrawler/polite/internal/netguard"
@@ -176,3 +179,178 @@ func (f *rootSide) ForgetAdded(host string) { f.added.Forget(host) }
 
 // Literal reports whether a host name is an IP address.
 func (f *rootSide) Literal(name string) (netip.Addr, bool) { return netguard.LiteralAddr(name) }
+
+// The pacing rules of R2 that no option can loosen.
+const (
+	// MinRest is the shortest rest after a request to a web site: 3 s (R2.1).
+	MinRest = pacing.MinRest
+	// MinDurationFactor is the smallest multiple of the last request's
+	// duration that a budget rests: 5 (R2.2).
+	MinDurationFactor = pacing.MinDurationFactor
+	// DurationRestCap caps the duration term of the rest: 30 s (R2.2).
+	DurationRestCap = pacing.DurationRestCap
+	// CrawlDelayCap caps the Crawl-delay term of the rest: 60 s (R2.3).
+	CrawlDelayCap = pacing.CrawlDelayCap
+)
+
+// RestTerm names the term of R2 that set a rest.
+type RestTerm uint8
+
+// The terms of R2, in the order a tie is reported: when two terms give the
+// same wait, the earlier one is named.
+const (
+	RestFloor      RestTerm = RestTerm(pacing.Floor)      // R2.1: the floor
+	RestDuration   RestTerm = RestTerm(pacing.Duration)   // R2.2: a multiple of the last request's duration
+	RestCrawlDelay RestTerm = RestTerm(pacing.CrawlDelay) // R2.3: robots.txt Crawl-delay
+	RestRetryAfter RestTerm = RestTerm(pacing.RetryAfter) // R2.4: the server's Retry-After
+	RestBackoff    RestTerm = RestTerm(pacing.Backoff)    // R2.5: backoff after failures in a row
+)
+
+var restTermNames = [...]string{
+	RestFloor:      "floor",
+	RestDuration:   "duration",
+	RestCrawlDelay: "crawl-delay",
+	RestRetryAfter: "retry-after",
+	RestBackoff:    "backoff",
+}
+
+// String returns the term's short name: "floor", "duration", "crawl-delay",
+// "retry-after" or "backoff".
+func (t RestTerm) String() string {
+	if int(t) < len(restTermNames) {
+		return restTermNames[t]
+	}
+	return fmt.Sprintf("RestTerm(%d)", uint8(t))
+}
+
+// Rest is how long a budget waits after a response before its next
+// request, measured from the end of that response (R1.3), and the term of
+// R2 that set it.
+type Rest struct {
+	Wait time.Duration
+	Term RestTerm
+}
+
+// String reads like "3s (floor)", the wait rounded to the millisecond.
+func (r Rest) String() string { return fmt.Sprintf("%v (%v)", r.Wait.Round(time.Millisecond), r.Term) }
+
+// restAfter is pacing.RestAfter (R2) told as the public Rest.
+func restAfter(p pacing.Policy, o pacing.Outcome) Rest {
+	r := pacing.RestAfter(p, o)
+	return Rest{Wait: r.Wait, Term: RestTerm(r.Term)}
+}
+
+// isRedirect says whether a status is a redirect the fetcher follows
+// when it has a Location (R8.3): 301, 302, 303, 307 and 308.
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// redirectTarget resolves a redirect's Location against the URL that sent
+// it and says whether the chain may go there, in the worker: the
+// scheduler then follows it, each hop through admission again, its own
+// host, budget and rest, its own checks (R8.3), or ends the chain with
+// the reason. A chain ends at a loop, a sixth hop, or a target the
+// fetcher may not fetch.
+func (f *Fetcher) redirectTarget(t *schedule.Task, loc string) (target, name string, err error) {
+	from := t.URL()
+	if len(t.Hops()) >= MaxRedirects {
+		return "", "", fmt.Errorf("%w: %s redirected more than %d times", ErrTooManyRedirects, t.Raw(), MaxRedirects)
+	}
+	base, err := url.Parse(from)
+	if err != nil { // cannot happen: from was admitted
+		return "", "", fmt.Errorf("%w: %q", ErrInvalidURL, from)
+	}
+	next, err := base.Parse(loc)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: redirect from %s to %q: %v", ErrInvalidURL, from, loc, err)
+	}
+	next.Fragment, next.RawFragment = "", ""
+	// The hop is admitted as Add admits a URL: normalised, and keyed on
+	// the host of the URL it will request (R1.1), so a stopped host is
+	// stopped under every spelling of its name, and a loop is seen
+	// whatever the spelling of the URL it leads back to.
+	target, name, err = checkURL(next.String(), f.set.allowPrivate)
+	if err != nil {
+		return "", "", fmt.Errorf("redirect from %s: %w", from, err)
+	}
+	loop := target == from
+	for _, h := range t.Hops() {
+		loop = loop || h.URL == target
+	}
+	if loop {
+		return "", "", fmt.Errorf("%w: %s leads back to %s", ErrRedirectLoop, from, target)
+	}
+	return target, name, nil
+}
+
+// Traps (R9): URLs are normalised before they are queued (case, default
+// ports, dot segments, fragments, percent-encoding, session ids), and a
+// URL that looks like a trap is dropped with a Result that names it:
+// endless calendars, repeating path segments, absurd depth or length, a
+// URL already added, or a URL pattern whose pages keep repeating the same
+// content. Nothing is dropped without a Result.
+
+// ErrTrap: the URL was dropped as a crawler trap; the Result carries a
+// *TrapError naming the kind and the evidence.
+var ErrTrap = errors.New("polite: crawler trap")
+
+// ErrDuplicate: Add was given a URL already added in this run, in this
+// spelling or another one that normalises the same (R9). Nothing is
+// accepted, and no Result comes for it.
+var ErrDuplicate = errors.New("polite: URL already added")
+
+// TrapError says which trap a URL fell into.
+type TrapError struct {
+	URL    string
+	Kind   TrapKind
+	Reason string
+}
+
+// TrapKind names a kind of crawler trap (R9); Stats.Traps counts by it.
+type TrapKind string
+
+// The traps a URL is dropped for: the names of internal/urltrap's kinds.
+const (
+	TrapCalendar          TrapKind = "calendar"           // a date far from today in the path or query
+	TrapSessionID         TrapKind = "session-id"         // a session id in the URL
+	TrapRepeatingSegments TrapKind = "repeating-segments" // a path whose segments repeat
+	TrapTooDeep           TrapKind = "too-deep"           // more path segments than a site has
+	TrapRepeatedContent   TrapKind = "repeated-content"   // a URL pattern whose pages serve one content
+)
+
+func (e *TrapError) Error() string {
+	return fmt.Sprintf("polite: %s dropped as a trap (%s): %s", e.URL, e.Kind, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrTrap) true.
+func (e *TrapError) Is(target error) bool { return target == ErrTrap }
+
+// trapLimits are the trap detector's bounds: at most 16 path segments,
+// dates within 2 years of today, and a URL pattern dropped after 5 of its
+// pages served the same content. The length is not a trap: checkURL
+// refuses a URL over MaxURLLength before it is accepted, so one bound
+// holds for Add and for every redirect.
+var trapLimits = urltrap.Limits{MaxLength: -1}
+
+// normalise is the URL the fetcher requests for one a caller gave.
+func normalise(raw string) (string, error) {
+	n, err := urltrap.Normalize(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	return n, nil
+}
+
+// bodyHash identifies a page's content for the repeated-content check.
+// The hashes are compared within one process only, so a seed made at
+// start suits; maphash reads many bytes a step, where a byte-at-a-time
+// hash such as FNV costs a multiplication per byte of every page.
+func bodyHash(b []byte) uint64 { return maphash.Bytes(bodyHashSeed, b) }
+
+var bodyHashSeed = maphash.MakeSeed()

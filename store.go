@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/politecrawler/polite/internal/pacing"
+	"github.com/politecrawler/polite/internal/robotstxt"
+	"github.com/politecrawler/polite/internal/schedule"
 	"github.com/politecrawler/polite/internal/storage"
 )
 
@@ -256,3 +259,82 @@ func (s recordStore) Close() error { return storeError(s.r.Close()) }
 // body as its latest version shares that body instead of keeping a
 // second copy.
 func NewMemoryStore() Store { return recordStore{storage.NewMemory()} }
+
+// The scheduler asks the Store as jobs, run by store workers of their own
+// outside its lock (R1.2; see internal/schedule's store.go): a new host's
+// record, a new origin's robots.txt copy, a queued page's validators, a
+// stop to keep. The store workers run them here, where the Store is.
+
+// workStore is one store worker.
+func (f *Fetcher) workStore() {
+	defer f.workers.Done()
+	for j := range f.sched.StoreJobs() {
+		for more := true; more; {
+			j, more = f.sched.StoreDone(f.doStore(j))
+		}
+	}
+}
+
+// doStore runs one store job, without the scheduler's lock.
+func (f *Fetcher) doStore(j schedule.StoreJob) *schedule.StoreAnswer {
+	a := &schedule.StoreAnswer{Job: j}
+	switch {
+	case j.Host() != "":
+		var rec HostRecord
+		rec, a.Found, a.Err = f.set.hosts.LoadHost(j.Host())
+		a.Host = schedule.HostRecord{Stops: rec.Stops, CoolOffUntil: rec.CoolOffUntil, LastReason: rec.LastReason}
+	case j.Origin() != "":
+		var rec StoredRobots
+		rec, a.Found, a.Err = f.set.robotsStore.LoadRobots(j.Origin())
+		if a.Err == nil && a.Found {
+			body := rec.Body
+			if rec.Status < 200 || rec.Status > 299 {
+				body = nil // a 4xx was kept: no robots.txt, everything allowed
+			}
+			a.Robots = schedule.RobotsCopy{Rules: robotstxt.Parse(body), Fetched: rec.Fetched,
+				ETag: rec.Header.Get("ETag"), Modified: rec.Header.Get("Last-Modified")}
+		}
+	case j.Page() != "":
+		var p StoredPage
+		p, a.Found, a.Err = f.set.pages.LoadPage(j.Page())
+		if a.Found {
+			a.Page = schedule.PageCopy{Have: true, IfNoneMatch: p.Header.Get("ETag"), IfModifiedSince: p.Header.Get("Last-Modified")}
+		}
+	case j.Stop() != nil:
+		a.Err = f.keepStop(j.Stop())
+	}
+	return a
+}
+
+// What the fetcher remembers of hosts across runs (R3.3, R2.6), through
+// the Store. The scheduler asks for a host's record before it looks the
+// host up, and for a stop to be kept; the store workers do both here.
+
+// DefaultCoolOff is how long a host stopped by a refusal is left alone
+// across runs the first time, 6 h; each further stop doubles it (R3.3).
+const DefaultCoolOff = pacing.DefaultCoolOff
+
+// ErrCoolingOff: the host was stopped in an earlier run and its cool-off
+// has not ended (R3.3); the cause of the *StoppedError of its URLs.
+var ErrCoolingOff = schedule.ErrCoolingOff
+
+// keepStop writes a stop. A store error is logged, never fatal: the host
+// is stopped for this run whatever the store says.
+func (f *Fetcher) keepStop(r *schedule.StopRecord) error {
+	st := f.set.hosts
+	rec := RefusalRecord{Host: r.Host, Kind: stopKind(r.Cause), Evidence: r.Cause.Error(), At: r.At}
+	var ref *RefusalError
+	if errors.As(r.Cause, &ref) {
+		rec.URL, rec.Status, rec.Evidence = ref.URL, ref.Status, ref.Verdict.Evidence
+	}
+	err := st.AddRefusal(rec)
+	hr, _, lerr := st.LoadHost(r.Host)
+	if lerr == nil {
+		hr.Host = r.Host
+		hr.Stops++
+		hr.CoolOffUntil = r.At.Add(pacing.CoolOffAfter(hr.Stops, f.set.coolOff))
+		hr.LastReason = r.Cause.Error()
+		lerr = st.SaveHost(hr)
+	}
+	return errors.Join(err, lerr)
+}
