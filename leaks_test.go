@@ -43,7 +43,7 @@ func fetcherGoroutines() []string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var leaked []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "polite.(*Fetcher)") || strings.Contains(g, "polite.(*scheduler)") ||
+		if strings.Contains(g, "polite.(*Fetcher)") || strings.Contains(g, "schedule.(*Scheduler)") ||
 			strings.Contains(g, "net/http.(*persistConn)") {
 			leaked = append(leaked, g)
 		}
