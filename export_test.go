@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
@@ -28,6 +29,18 @@ func NewWithLookupTimeout(cfg Config, clk *clock.Fake, rand func() float64, d ti
 func NewWithOnHeld(cfg Config, clk *clock.Fake, rand func() float64, held func()) (*Fetcher, error) {
 	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand, onHeld: held})
 }
+
+// InspectHost is what the scheduler holds of a host now: a lookup under
+// way, its budget's address, a request in flight there (R1.1).
+func InspectHost(f *Fetcher, name string) (schedule.HostView, bool) { return f.sched.Inspect(name) }
+
+// MovesPending reports whether a host's move to a new address waits for a
+// request in flight at its old one (R1.1).
+func MovesPending(f *Fetcher) bool { return f.sched.MovesPending() }
+
+// CurrentTransport is the transport requests go out on now: a host's move
+// replaces it, so no connection to the old address serves the new (R1.1).
+func CurrentTransport(f *Fetcher) *http.Transport { return f.transport.Load() }
 
 // newTask is a task for raw as Add makes it, for white-box tests of the
 // worker's side (readPage).

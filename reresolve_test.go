@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/politecrawler/polite/internal/pacing"
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -23,17 +23,17 @@ import (
 // the host is looked up again first, and the refresh and the pages after
 // it go to the address the name has by then.
 func TestHostResolvedOncePerRobotsPeriod(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "moving.test"})
 	first := r.farm.Resolver()
 	res := &flakyResolver{farm: first, tries: map[string]int{}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	lookups := func() int {
 		res.mu.Lock()
 		defer res.mu.Unlock()
 		return res.tries[h]
 	}
-	fetch := func(path string) *Result {
+	fetch := func(path string) *polite.Result {
 		u := r.farm.URL(h, path)
 		r.add(u)
 		return r.results(1)[u]
@@ -96,10 +96,10 @@ func (r *goneResolver) LookupNetIP(ctx context.Context, network, host string) ([
 // again answers the URLs that waited for the lookup, and nothing more is
 // asked of the old address.
 func TestHostGoneAtTheNextLookup(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "fading.test"})
 	res := &goneResolver{farm: r.farm.Resolver()}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	a, b := r.farm.URL(h, "/a"), r.farm.URL(h, "/b")
 	r.add(a)
 	if got := r.results(1)[a]; got.Err != nil {
@@ -109,7 +109,7 @@ func TestHostGoneAtTheNextLookup(t *testing.T) {
 	res.gone.Store(true)
 	r.clk.Advance(25 * time.Hour)
 	r.add(b)
-	if got := r.results(1)[b]; !errors.Is(got.Err, ErrUnresolved) {
+	if got := r.results(1)[b]; !errors.Is(got.Err, polite.ErrUnresolved) {
 		t.Errorf("after the name went: %v, want ErrUnresolved", got.Err)
 	}
 	if n := len(r.farm.Audit().Visits()); n != before {
@@ -124,7 +124,7 @@ func TestHostGoneAtTheNextLookup(t *testing.T) {
 // A second host at the old address is asked after /a, so /a's connection
 // is kept: a request with nothing queued behind it asks to close.
 func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 	other := r.site(politetest.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]politetest.Page{
 		"/y": {Gate: gate, Entered: entered},
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	// Each host's robots.txt first, one at a time: no connection is kept.
 	for _, name := range []string{h, other} {
 		r.add(r.farm.URL(name, "/"))
@@ -176,7 +176,7 @@ func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 // finds the host's new address, stops the host before it moves: nothing
 // more is asked of it at either address.
 func TestStopAfterMove(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestStopAfterMove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
 	p1, p2, p3, nu := r.farm.URL(h, "/p1"), r.farm.URL(h, "/p2"), r.farm.URL(h, "/p3"), r.farm.URL(h, "/new")
@@ -201,7 +201,7 @@ func TestStopAfterMove(t *testing.T) {
 	close(gate)
 	got := r.results(4)
 	for _, u := range []string{p2, p3, nu} {
-		if !errors.Is(got[u].Err, ErrHostStopped) {
+		if !errors.Is(got[u].Err, polite.ErrHostStopped) {
 			t.Errorf("%s: %v, want the host stopped", u, got[u].Err)
 		}
 	}
@@ -222,13 +222,13 @@ func TestStopAfterMove(t *testing.T) {
 // failed before it: four failed pages and a failed robots.txt refresh are
 // five failures in a row.
 func TestLookupDoesNotResetRequestFailures(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	fail := politetest.Page{Status: 500}
 	h := r.site(politetest.Site{Name: "failing.test", Pages: map[string]politetest.Page{
 		politetest.RobotsPath: {Sequence: []politetest.Page{{Body: []byte("User-agent: *\nAllow: /\n")}, {Status: 500}}},
 		"/f1":                 fail, "/f2": fail, "/f3": fail, "/f4": fail,
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{rand: func() float64 { return 0 }})
+	r.start(polite.Config{AllowPrivateNetworks: true}, jitter(0))
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
 	r.clk.Advance(24*time.Hour - 30*time.Second)
@@ -236,7 +236,7 @@ func TestLookupDoesNotResetRequestFailures(t *testing.T) {
 	r.results(4)
 	g := r.farm.URL(h, "/g")
 	r.add(g) // past 24 h: looked up again, then robots.txt fails: the fifth
-	if got := r.results(1)[g]; !errors.Is(got.Err, ErrHostStopped) {
+	if got := r.results(1)[g]; !errors.Is(got.Err, polite.ErrHostStopped) {
 		t.Errorf("/g: %v, want the host stopped after five failures in a row", got.Err)
 	}
 }
@@ -267,10 +267,10 @@ func (r *heldResolver) LookupNetIP(ctx context.Context, network, host string) ([
 // second lookup; and Close during that lookup still answers every URL
 // once (R11).
 func TestSecondLookupInStatsAndClose(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "waiting.test"})
 	res := &heldResolver{farm: r.farm.Resolver(), release: make(chan struct{}), held: make(chan struct{})}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
 	r.clk.Advance(25 * time.Hour)
@@ -287,7 +287,7 @@ func TestSecondLookupInStatsAndClose(t *testing.T) {
 		t.Fatalf("%d Results after Close, want 2", len(out))
 	}
 	for _, x := range out {
-		if !errors.Is(x.Err, ErrClosed) {
+		if !errors.Is(x.Err, polite.ErrClosed) {
 			t.Errorf("%s: %v, want ErrClosed", x.URL, x.Err)
 		}
 	}
@@ -296,11 +296,11 @@ func TestSecondLookupInStatsAndClose(t *testing.T) {
 // R1.1, R11: a name gone at its next lookup also ends the URLs queued at
 // its address: none of them is asked there.
 func TestNameGoneWithURLsQueued(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	gate, entered := make(chan struct{}), make(chan string, 1)
 	h := r.site(politetest.Site{Name: "gone.test", Pages: map[string]politetest.Page{"/p0": {Gate: gate, Entered: entered}}})
 	res := &goneResolver{farm: r.farm.Resolver()}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
 	r.clk.Advance(24*time.Hour - 10*time.Second) // robots.txt still fresh
@@ -310,7 +310,7 @@ func TestNameGoneWithURLsQueued(t *testing.T) {
 	r.clk.Advance(10 * time.Second)
 	res.gone.Store(true)
 	r.add(q) // robots.txt is due again: the lookup finds no such host
-	if got := r.results(1); got[q] == nil || !errors.Is(got[q].Err, ErrUnresolved) {
+	if got := r.results(1); got[q] == nil || !errors.Is(got[q].Err, polite.ErrUnresolved) {
 		t.Fatalf("first Result %v, want /q with ErrUnresolved", got)
 	}
 	close(gate)
@@ -319,7 +319,7 @@ func TestNameGoneWithURLsQueued(t *testing.T) {
 		t.Errorf("/p0, in flight before the lookup: %v", got[p0])
 	}
 	for _, u := range []string{p1, p2} {
-		if got[u] == nil || !errors.Is(got[u].Err, ErrUnresolved) {
+		if got[u] == nil || !errors.Is(got[u].Err, polite.ErrUnresolved) {
 			t.Errorf("%s: %v, want ErrUnresolved", u, got[u])
 		}
 	}
@@ -347,7 +347,7 @@ func (r *orderResolver) LookupNetIP(context.Context, string, string) ([]netip.Ad
 // R1.1: a later lookup that lists the host's address in another order, as
 // round-robin DNS does, is no move: the host stays on its budget.
 func TestRoundRobinOrderIsNoMove(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
@@ -358,10 +358,10 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := &orderResolver{addrs: []netip.Addr{a[0], other}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
-	before := r.f.transport.Load()
+	before := polite.CurrentTransport(r.f)
 	res.mu.Lock()
 	res.addrs = []netip.Addr{other, a[0]}
 	res.mu.Unlock()
@@ -369,7 +369,7 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 	// robots.txt is due again, so the host is looked up again, and it is
 	// not idle long enough to be forgotten (a forgotten host would be
 	// new, its address the first listed).
-	r.clk.Advance(RobotsMaxAge - time.Second)
+	r.clk.Advance(polite.RobotsMaxAge - time.Second)
 	r.add(r.farm.URL(h, "/b"))
 	r.results(1)
 	res.mu.Lock()
@@ -383,7 +383,7 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 			t.Errorf("%s asked at %v, not the host's %v", v.Path, v.Addr, a[0])
 		}
 	}
-	if r.f.transport.Load() != before {
+	if polite.CurrentTransport(r.f) != before {
 		t.Error("a new transport for a host that did not move")
 	}
 }
@@ -391,12 +391,12 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 // holdingStore holds the worker loading the stored copy of one page,
 // after the request was handed out and before it is sent.
 type holdingStore struct {
-	Store
+	polite.Store
 	suffix           string
 	entered, release chan struct{}
 }
 
-func (s *holdingStore) LoadPage(u string) (StoredPage, bool, error) {
+func (s *holdingStore) LoadPage(u string) (polite.StoredPage, bool, error) {
 	if strings.HasSuffix(u, s.suffix) {
 		s.entered <- struct{}{}
 		<-s.release
@@ -408,19 +408,19 @@ func (s *holdingStore) LoadPage(u string) (StoredPage, bool, error) {
 // and sent after, goes through the transport of its time: its connection
 // to the old address never serves the host's requests for the new one.
 func TestRequestHandedOutBeforeAMove(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
 	h, h2 := r.site(politetest.Site{Name: "mover.test"}), r.site(politetest.Site{Name: "other.test"})
-	st := &holdingStore{Store: NewMemoryStore(), suffix: "/slow", entered: make(chan struct{}), release: make(chan struct{})}
+	st := &holdingStore{Store: polite.NewMemoryStore(), suffix: "/slow", entered: make(chan struct{}), release: make(chan struct{})}
 	robotsAtB := make(chan struct{}, 8)
 	var addrB atomic.Value
-	r.start(Config{AllowPrivateNetworks: true, Store: st, OnRequest: func(q RequestEvent) {
+	r.start(polite.Config{AllowPrivateNetworks: true, Store: st, OnRequest: func(q polite.RequestEvent) {
 		if b, ok := addrB.Load().(netip.Addr); ok && q.Addr == b && q.Robots {
 			robotsAtB <- struct{}{}
 		}
-	}}, hooks{})
+	}})
 	r.add(r.farm.URL(h, "/a"), r.farm.URL(h2, "/x"))
 	r.results(2)
 	var addrA netip.Addr
@@ -462,14 +462,14 @@ func TestRequestHandedOutBeforeAMove(t *testing.T) {
 // more lookups are made meanwhile. Once the park is over, the next
 // robots.txt looks the host up again and it moves.
 func TestParkedHostDoesNotMove(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
 	h := r.site(politetest.Site{Name: "parked.test", Pages: map[string]politetest.Page{
 		"/r": {Status: 503, Header: http.Header{"Retry-After": {"172800"}}}}}) // 48 h
 	res := &flakyResolver{farm: r.farm.Resolver(), tries: map[string]int{}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	lookups := func() int {
 		res.mu.Lock()
 		defer res.mu.Unlock()
@@ -486,7 +486,7 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 	}
 	r.farm.MapName(h, newAddr)
 	r.clk.Advance(25 * time.Hour)
-	var parked *ParkedError
+	var parked *polite.ParkedError
 	for _, p := range []string{"/c", "/d"} {
 		u := r.farm.URL(h, p)
 		r.add(u)
@@ -517,13 +517,13 @@ func TestParkedHostDoesNotMove(t *testing.T) {
 // moved (a 10 s response: the 30 s cap of R2.2): the two addresses may be
 // one server.
 func TestMovedHostKeepsItsRest(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
 	h := r.site(politetest.Site{Name: "slowmove.test", Pages: map[string]politetest.Page{
 		"/slow": {Latency: 10 * time.Second}}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
 	// Asked while robots.txt is fresh; it ends after the robots period.
@@ -548,8 +548,8 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 			firstNew = v.Start
 		}
 	}
-	want := restAfter(pacing.Policy{Floor: MinRest, Factor: MinDurationFactor}, pacing.Outcome{Duration: slow.End.Sub(slow.Start)}).Wait
-	if gap := firstNew.Sub(slow.End); gap < want || want <= MinRest {
+	want := restRule(polite.MinRest)(slow)
+	if gap := firstNew.Sub(slow.End); gap < want || want <= polite.MinRest {
 		t.Errorf("first request at the new address %v after the slow response at the old one, want at least %v", gap, want)
 	}
 }
@@ -562,7 +562,7 @@ func TestMovedHostKeepsItsRest(t *testing.T) {
 // queued there first, so a robots.txt asked again would reach the server
 // before that page's Result.
 func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	h := r.site(politetest.Site{Name: "fading.test"})
 	addrs, err := r.farm.Resolver().LookupNetIP(context.Background(), "ip", h)
 	if err != nil {
@@ -594,7 +594,7 @@ func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 	second := "http://" + net.JoinHostPort(h, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 
 	res := &goneResolver{farm: r.farm.Resolver(), only: h}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	a, b, c := r.farm.URL(h, "/a"), second+"/b", r.farm.URL(h, "/c")
 	r.add(a)
 	if got := r.results(1)[a]; got.Err != nil {
@@ -612,7 +612,7 @@ func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 	r.add(c)
 	got := r.results(2)
 	for _, u := range []string{b, c} {
-		if !errors.Is(got[u].Err, ErrUnresolved) {
+		if !errors.Is(got[u].Err, polite.ErrUnresolved) {
 			t.Errorf("%s: %v, want ErrUnresolved", u, got[u].Err)
 		}
 	}
@@ -633,7 +633,7 @@ func TestRobotsInFlightWhenTheNameGoes(t *testing.T) {
 // rests there as it would have: it never has a request in flight at each
 // address at once.
 func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	if err := r.farm.ShareOneListener(); err != nil {
 		t.Fatal(err)
 	}
@@ -641,13 +641,13 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 	h := r.site(politetest.Site{Name: "busymove.test", Pages: map[string]politetest.Page{
 		"/slow": {Gate: gate, Entered: entered}}})
 	res := &flakyResolver{farm: r.farm.Resolver(), tries: map[string]int{}}
-	r.start(Config{AllowPrivateNetworks: true, Resolver: res}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.farm.URL(h, "/a"))
 	r.results(1)
-	r.clk.Advance(RobotsMaxAge)
+	r.clk.Advance(polite.RobotsMaxAge)
 	r.add(r.farm.URL(h, "/slow")) // looked up again, robots.txt refreshed, then /slow held
 	<-entered
-	r.clk.Advance(RobotsMaxAge)
+	r.clk.Advance(polite.RobotsMaxAge)
 	newAddr, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -658,7 +658,7 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 		res.mu.Lock()
 		n := res.tries[h]
 		res.mu.Unlock()
-		host, _ := r.f.sched.Inspect(h)
+		host, _ := polite.InspectHost(r.f, h)
 		done := n == 3 && !host.Resolving
 		moved := host.Addr == newAddr
 		if done {
@@ -680,16 +680,16 @@ func TestMoveWaitsForTheRequestInFlight(t *testing.T) {
 			firstNew = v.Start
 		}
 	}
-	if gap := firstNew.Sub(slowEnd); gap < MinRest {
-		t.Errorf("first request at the new address %v after /slow ended at the old one, want ≥ %v", gap, MinRest)
+	if gap := firstNew.Sub(slowEnd); gap < polite.MinRest {
+		t.Errorf("first request at the new address %v after /slow ended at the old one, want ≥ %v", gap, polite.MinRest)
 	}
 }
 
 // waitForPendingMove returns once a lookup has found a host's new address
 // and the move waits for a request in flight at the old one.
-func (r *rig) waitForPendingMove() {
+func (r *farmRig) waitForPendingMove() {
 	for {
-		if r.f.sched.MovesPending() {
+		if polite.MovesPending(r.f) {
 			return
 		}
 		time.Sleep(time.Millisecond) // the lookup runs on a worker: real time, no rule waited for
