@@ -1,4 +1,4 @@
-package polite
+package polite_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/netguard"
 	"github.com/politecrawler/polite/politetest"
 )
@@ -15,7 +16,7 @@ import (
 // can be: a header line many times its size, and a body sent chunked, are
 // read whole.
 func TestResponseLongerThanReadBuffer(t *testing.T) {
-	r := newRig(t)
+	r := newFarmRig(t)
 	long := strings.Repeat("a", 8*netguard.ReadBufferSize)
 	body := []byte("<html><body>" + strings.Repeat("x", 20*netguard.ReadBufferSize) + "</body></html>")
 	h := r.site(politetest.Site{Name: "long.test", Default: func(string) politetest.Page {
@@ -23,7 +24,7 @@ func TestResponseLongerThanReadBuffer(t *testing.T) {
 		// without a Content-Length: the body is sent chunked.
 		return politetest.Page{Header: http.Header{"Content-Type": {"text/html"}, "X-Long": {long}}, Body: body, BodyDelay: time.Millisecond}
 	}})
-	r.start(Config{AllowPrivateNetworks: true}, hooks{})
+	r.start(polite.Config{AllowPrivateNetworks: true})
 	u := r.farm.URL(h, "/")
 	r.add(u)
 	res := r.results(1)[u]
