@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"net/http"
 	"net/url"
 	"os"
 	"reflect"
@@ -58,13 +59,13 @@ func TestLinksNoFollow(t *testing.T) {
 		want []Link
 	}{
 		{"no signal", Signals{}, []Link{{"https://example.com/a", false}, {"https://example.com/b", true}}},
-		{"header", signalsFor(t, "", hdr("X-Robots-Tag", "nofollow"), "", ""),
+		{"header", signalsFor(t, "", http.Header{"X-Robots-Tag": {"nofollow"}}, "", ""),
 			[]Link{{"https://example.com/a", true}, {"https://example.com/b", true}}},
-		{"none", signalsFor(t, "", hdr("X-Robots-Tag", "none"), "", ""),
+		{"none", signalsFor(t, "", http.Header{"X-Robots-Tag": {"none"}}, "", ""),
 			[]Link{{"https://example.com/a", true}, {"https://example.com/b", true}}},
-		{"own meta", signalsFor(t, "", nil, meta("politecrawler", "nofollow"), ""),
+		{"own meta", signalsFor(t, "", nil, `<head><meta name="politecrawler" content="nofollow"></head>`, ""),
 			[]Link{{"https://example.com/a", true}, {"https://example.com/b", true}}},
-		{"another bot's header", signalsFor(t, "", hdr("X-Robots-Tag", "googlebot: nofollow"), "", ""),
+		{"another bot's header", signalsFor(t, "", http.Header{"X-Robots-Tag": {"googlebot: nofollow"}}, "", ""),
 			[]Link{{"https://example.com/a", false}, {"https://example.com/b", true}}},
 	} {
 		if got := pageLinks(plain, tt.sig); !reflect.DeepEqual(got, tt.want) {

@@ -20,26 +20,6 @@ import (
 
 const testAgent = "PoliteCrawler"
 
-// hdr builds a header from name, value pairs; a name may repeat.
-func hdr(kv ...string) http.Header {
-	h := http.Header{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		h.Add(kv[i], kv[i+1])
-	}
-	return h
-}
-
-// meta is a page whose head holds the given meta tags.
-func meta(tags ...string) string {
-	var b strings.Builder
-	b.WriteString("<!doctype html><html><head><title>t</title>")
-	for i := 0; i+1 < len(tags); i += 2 {
-		b.WriteString(`<meta name="` + tags[i] + `" content="` + tags[i+1] + `">`)
-	}
-	b.WriteString("</head><body><p>Some text.</p></body></html>")
-	return b.String()
-}
-
 // signalsFor reads the signals of a page at pageURL ("" is
 // https://example.com/page) for testAgent.
 func signalsFor(t testing.TB, robots string, header http.Header, html, pageURL string) Signals {
@@ -51,11 +31,7 @@ func signalsFor(t testing.TB, robots string, header http.Header, html, pageURL s
 	if robots != "" {
 		rules = ParseRobots([]byte(robots))
 	}
-	u, err := url.Parse(pageURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return readSignals(rules, testAgent, pageURL, header, htmlpass.Parse([]byte(html), u))
+	return readSignals(rules, testAgent, pageURL, header, *parsePage(t, html, pageURL))
 }
 
 func statements(sigs []Signal) []string {
@@ -88,11 +64,11 @@ func TestSignalsPublicFace(t *testing.T) {
 	}{
 		{"nothing said", "", nil, ""},
 		{"everything at once", ua + "Content-Signal: search=yes, ai-input=no, ai-train=no\nContent-Usage: train-ai=n",
-			hdr("Content-Usage", "ai-use=y, search=n", "X-Robots-Tag", "noindex, nofollow", "tdm-reservation", "1", "tdm-policy", "https://example.com/p.json"),
-			meta("robots", "none, max-snippet:0, noai", "politecrawler", "noarchive")},
-		{"grants only", ua + "Content-Signal: ai-input=yes, search=yes", hdr("Content-Usage", "ai-use=y, train-ai=y"), ""},
-		{"training only", "", hdr("Content-Usage", "train-ai=n, genai=n"), meta("robots", "noimageai")},
-		{"malformed", ua + "Content-Usage: Train-AI=n", hdr("Content-Usage", "ai-use=n;"), meta("robots", "noindex")},
+			http.Header{"Content-Usage": {"ai-use=y, search=n"}, "X-Robots-Tag": {"noindex, nofollow"}, "Tdm-Reservation": {"1"}, "Tdm-Policy": {"https://example.com/p.json"}},
+			`<head><meta name="robots" content="none, max-snippet:0, noai"><meta name="politecrawler" content="noarchive"></head><p>Some text.</p>`},
+		{"grants only", ua + "Content-Signal: ai-input=yes, search=yes", http.Header{"Content-Usage": {"ai-use=y, train-ai=y"}}, ""},
+		{"training only", "", http.Header{"Content-Usage": {"train-ai=n, genai=n"}}, `<head><meta name="robots" content="noimageai"></head><p>Some text.</p>`},
+		{"malformed", ua + "Content-Usage: Train-AI=n", http.Header{"Content-Usage": {"ai-use=n;"}}, `<head><meta name="robots" content="noindex"></head><p>Some text.</p>`},
 	}
 	for _, tt := range tests {
 		pub := signalsFor(t, tt.robots, tt.header, tt.html, "")
