@@ -197,9 +197,14 @@ type records interface {
 // conversion, and its error wrapped in ErrStore.
 type recordStore struct{ r records }
 
+// storedPage is a page version as polite's StoredPage.
+func storedPage(p storage.Page) StoredPage {
+	return StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched}
+}
+
 func (s recordStore) LoadPage(url string) (StoredPage, bool, error) {
 	p, ok, err := s.r.LoadPage(url)
-	return StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched}, ok, storeError(err)
+	return storedPage(p), ok, storeError(err)
 }
 
 func (s recordStore) SavePage(p StoredPage) error {
@@ -213,7 +218,7 @@ func (s recordStore) PageHistory(url string) ([]StoredPage, error) {
 	}
 	var out []StoredPage
 	for _, p := range ps {
-		out = append(out, StoredPage{URL: p.URL, Status: p.Status, Header: http.Header(p.Header), Body: p.Body, Fetched: p.Fetched})
+		out = append(out, storedPage(p))
 	}
 	return out, nil
 }
