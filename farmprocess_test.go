@@ -31,6 +31,11 @@ const farmProcessEnv = "POLITE_FARM_PROCESS_HOSTS"
 // servers elsewhere do; unset, idle connections stay open.
 const farmProcessIdleEnv = "POLITE_FARM_PROCESS_IDLE"
 
+// farmProcessLatencyEnv, when set to a duration, makes every site of the
+// farm process wait that long before it answers any request (Site.Latency),
+// as servers elsewhere take; unset, they answer at once.
+const farmProcessLatencyEnv = "POLITE_FARM_PROCESS_LATENCY"
+
 // farmHello is the child's first line: where its hosts are.
 type farmHello struct {
 	Port  int
@@ -62,12 +67,20 @@ func TestFarmProcessChild(t *testing.T) {
 		}
 		fm.SetIdleTimeout(d)
 	}
+	var latency time.Duration
+	if v := os.Getenv(farmProcessLatencyEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			fail(err)
+		}
+		latency = d
+	}
 	if err := fm.ShareOneListener(); err != nil {
 		fail(err)
 	}
 	var hello farmHello
 	for i := range hosts {
-		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("b%05d.test", i)})
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("b%05d.test", i), Latency: latency})
 		if err != nil {
 			fail(err)
 		}
@@ -103,17 +116,34 @@ type farmProcess struct {
 // b00000.test on, that keeps idle connections open.
 func startFarmProcess(tb testing.TB, hosts int) *farmProcess {
 	tb.Helper()
-	return startFarmProcessIdle(tb, hosts, 0)
+	return startFarmProcessWith(tb, hosts, farmOptions{})
 }
 
 // startFarmProcessIdle is startFarmProcess with a farm that closes a
 // connection idle for idle; zero keeps idle connections open.
 func startFarmProcessIdle(tb testing.TB, hosts int, idle time.Duration) *farmProcess {
 	tb.Helper()
+	return startFarmProcessWith(tb, hosts, farmOptions{idle: idle})
+}
+
+// farmOptions say how a farm process's servers behave; the zero value
+// keeps idle connections open and answers at once.
+type farmOptions struct {
+	idle    time.Duration // close a connection idle this long; zero: never
+	latency time.Duration // wait before answering each request
+}
+
+// startFarmProcessWith is startFarmProcess with a farm that behaves as
+// opt says.
+func startFarmProcessWith(tb testing.TB, hosts int, opt farmOptions) *farmProcess {
+	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmProcessChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), farmProcessEnv+"="+strconv.Itoa(hosts))
-	if idle > 0 {
-		cmd.Env = append(cmd.Env, farmProcessIdleEnv+"="+idle.String())
+	if opt.idle > 0 {
+		cmd.Env = append(cmd.Env, farmProcessIdleEnv+"="+opt.idle.String())
+	}
+	if opt.latency > 0 {
+		cmd.Env = append(cmd.Env, farmProcessLatencyEnv+"="+opt.latency.String())
 	}
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()

@@ -1,0 +1,177 @@
+//go:build linux
+
+package polite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/politetest"
+)
+
+// BenchmarkLatency is BenchmarkPoliteness at 10,000 hosts with servers
+// that take their time: every request, robots.txt included, is answered
+// after 50 ms, 200 ms or 1 s. It runs the default Config, as a user
+// would: the limit needs about Σ duration ÷ (rest + duration) requests in
+// flight at once (Little's law; about 1,700 at 1 s, whose rest is 5 s),
+// and the fetcher must keep that many in flight on its own (R1.2). Each
+// host gets robots.txt and 2 pages, enough to measure each budget after
+// its first rest.
+//
+// Besides BenchmarkPoliteness's figures it reports inflight_peak, the
+// most requests the farm saw in flight at once; inflight_at_rss, those in
+// flight at the sample of highest RSS; and, as BenchmarkRSS does, the
+// process's peak RSS, its goroutines and Go's account of its memory at
+// that sample, and the CPU of this process and of the farm's.
+//
+//	go test -run '^$' -bench Latency -benchtime 1x .
+//
+// With POLITE_RSS_PROFILE set to a directory, heap and goroutine
+// profiles are written there as BenchmarkRSS writes them.
+func BenchmarkLatency(b *testing.B) {
+	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
+		b.Skip("needs /proc/self/clear_refs:", err)
+	}
+	for _, latency := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second} {
+		b.Run("latency="+latency.String(), func(b *testing.B) {
+			for range b.N {
+				runLatency(b, 10000, 2, latency)
+			}
+		})
+	}
+}
+
+func runLatency(b *testing.B, hosts, perHost int, latency time.Duration) {
+	b.StopTimer()
+	fp := startFarmProcessWith(b, hosts, farmOptions{latency: latency})
+	defer fp.close()
+	var urls []string
+	for i := range hosts {
+		for p := range perHost {
+			urls = append(urls, fp.url(i, fmt.Sprintf("/p%d", p)))
+		}
+	}
+	ctx := context.Background()
+
+	// The high-water mark starts from what the test binary holds itself.
+	runtime.GC()
+	debug.FreeOSMemory()
+	st, err := openProcStatus()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.close()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Skip("cannot reset the RSS high-water mark:", err)
+	}
+	base := st.field("VmRSS:")
+	profileDir := os.Getenv("POLITE_RSS_PROFILE")
+	if profileDir != "" {
+		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+		runtime.MemProfileRate = 16 << 10
+	}
+	s := startMemorySampler(b, st, profileDir)
+
+	cpu0, farm0, busy0 := selfCPU(), processCPU(fp.cmd.Process.Pid), machineCPU()
+	b.StartTimer()
+	begin := time.Now()
+	f, err := New(Config{Resolver: fp.resolver(), AllowPrivateNetworks: true, Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for _, u := range urls {
+		if err := f.Add(ctx, u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	failed := 0
+	for range urls {
+		r, err := f.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Err != nil {
+			failed++
+		}
+	}
+	elapsed := time.Since(begin)
+	f.Close()
+	b.StopTimer()
+	cpu, farmCPU := selfCPU()-cpu0, processCPU(fp.cmd.Process.Pid)-farm0
+	others := machineCPU() - busy0 - cpu - farmCPU
+	peak := s.stop()
+	hwm := st.field("VmHWM:")
+
+	visits, err := fp.visits()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rep := politetest.ReportOn(visits, restRule(MinRest))
+	rate, limit, lastFirst := visitRates(visits)
+	at := peak.atRSS
+	const mib = 1 << 20
+	b.ReportMetric(rate/limit, "efficiency")
+	b.ReportMetric(rate, "requests/s")
+	b.ReportMetric(limit, "limit/s")
+	b.ReportMetric(float64(rep.Overlaps), "overlaps")
+	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
+	b.ReportMetric(float64(failed), "errors")
+	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
+	b.ReportMetric(float64(inFlightPeak(visits)), "inflight_peak")
+	b.ReportMetric(float64(inFlightAt(visits, at.t)), "inflight_at_rss")
+	b.ReportMetric(float64(hwm)/mib, "peak_rss_MiB")
+	b.ReportMetric(float64(base)/mib, "base_rss_MiB")
+	b.ReportMetric(float64(peak.heapLive)/mib, "heap_live_peak_MiB")
+	b.ReportMetric(float64(peak.goroutines), "goroutines_peak")
+	b.ReportMetric(float64(at.heapInuse)/mib, "at_peak:heap_inuse_MiB")
+	b.ReportMetric(float64(at.stacks)/mib, "at_peak:stacks_MiB")
+	b.ReportMetric(float64(at.goroutines), "at_peak:goroutines")
+	b.ReportMetric(elapsed.Seconds(), "run_s")
+	b.ReportMetric(cpu.Seconds(), "cpu_s")
+	b.ReportMetric(farmCPU.Seconds(), "farm_cpu_s")
+	b.ReportMetric(others.Seconds(), "others_cpu_s")
+}
+
+// inFlightPeak is the most visits the farm had under way at once.
+func inFlightPeak(visits []politetest.Visit) int {
+	type edge struct {
+		at   time.Time
+		step int
+	}
+	edges := make([]edge, 0, 2*len(visits))
+	for _, v := range visits {
+		edges = append(edges, edge{v.Start, 1}, edge{v.End, -1})
+	}
+	// An end before a start at the same instant: a budget's next request
+	// does not overlap its last.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.step - b.step
+	})
+	n, top := 0, 0
+	for _, e := range edges {
+		n += e.step
+		top = max(top, n)
+	}
+	return top
+}
+
+// inFlightAt counts the visits under way at t.
+func inFlightAt(visits []politetest.Visit, t time.Time) int {
+	n := 0
+	for _, v := range visits {
+		if !v.Start.After(t) && v.End.After(t) {
+			n++
+		}
+	}
+	return n
+}
