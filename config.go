@@ -20,7 +20,14 @@ import (
 
 // Defaults for the Config fields left at zero.
 const (
-	DefaultMaxInFlight = 64
+	// DefaultMaxInFlight caps the requests in flight at once when
+	// Config.MaxInFlight is zero. The fetcher keeps as many in flight as
+	// the budgets whose rest is over need; the limit needs about
+	// Σ duration ÷ (rest + duration) of them (Little's law: about 1,700
+	// for 10,000 hosts answering in 1 s, each resting 5 s), so the
+	// default is a bound on memory, not a pool to size: it reaches the
+	// limit there (R1.2).
+	DefaultMaxInFlight = 4096
 	// DefaultMaxUnread is how many Results may wait unread before the
 	// fetcher waits for its reader (Config.MaxUnread).
 	DefaultMaxUnread    = 256
@@ -29,7 +36,7 @@ const (
 	// DefaultRetries is how many times a transient failure is tried
 	// again, and the most Config.Retries may ask for (R11.3).
 	DefaultRetries = 3
-	// MaxTimeout bounds Config.Timeout: no server holds a worker longer (R10.2).
+	// MaxTimeout bounds Config.Timeout: no server holds a request longer (R10.2).
 	MaxTimeout = 10 * time.Minute
 	// MaxURLLength is the longest URL the fetcher accepts and requests,
 	// as given and once normalised (R10.2): the sitemaps protocol's
@@ -102,8 +109,11 @@ type Config struct {
 	// off, and TLS 1.2 is the oldest version spoken (R10.2).
 	RootCAs *x509.CertPool
 
-	// MaxInFlight bounds the requests in flight over all budgets (and the
-	// fetcher's worker goroutines). Zero: DefaultMaxInFlight.
+	// MaxInFlight caps the requests (and host lookups) in flight over all
+	// budgets. Each has a goroutine of its own while it is in flight, and
+	// the fetcher keeps as many in flight as the budgets due need: a cap
+	// lowers that, to bound memory or the load on a network, and is never
+	// needed to reach the limit. Zero: DefaultMaxInFlight.
 	MaxInFlight int
 
 	// MaxUnread bounds the Results waiting to be read, by Next or a
@@ -129,7 +139,7 @@ type Config struct {
 
 	// Timeout bounds one request from dial to the last byte of its body.
 	// It is also the only bound on the wait for the response headers: a
-	// server that never answers holds a worker for Timeout.
+	// server that never answers holds one request in flight for Timeout.
 	// Zero: DefaultTimeout; above MaxTimeout: MaxTimeout.
 	Timeout time.Duration
 

@@ -7,11 +7,11 @@
 //
 // A Fetcher is a queue in and a queue out. Add URLs from any goroutine;
 // range over Results for one Result per accepted URL (Next takes one at a
-// time); Close when done. Inside, a bounded
-// pool of workers makes the requests: a worker that ends one goes on with
-// the next due (among the server addresses whose rest is over, the one due
-// earliest), and a dispatcher goroutine takes in Adds and hands out work
-// when a rest ends.
+// time); Close when done. Inside, each request in flight has a goroutine
+// of its own, as many as the server addresses whose rest is over need (up
+// to Config.MaxInFlight): one that ends a request goes on with the next due
+// (the address due earliest) or ends, and a dispatcher goroutine takes in
+// Adds and hands out work when a rest ends.
 //
 // Around that core: a Store (OpenStore, NewMemoryStore) makes requests
 // conditional and remembers refusals across runs; Result.Signals and
@@ -69,8 +69,11 @@ type Fetcher struct {
 	accepted  atomic.Int64
 	delivered atomic.Int64
 
-	closeOnce  sync.Once
-	workers    sync.WaitGroup
+	closeOnce sync.Once
+	// workers counts the goroutines running jobs and store jobs.
+	workers sync.WaitGroup
+	// spare are the contexts of the job goroutines that ended, for the next.
+	spare      spareContexts
 	dispatched chan struct{} // closed when the dispatcher has returned
 }
 
@@ -122,10 +125,6 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 	f.headers = newRequestHeaders(f.ua, f.uaUnrestricted, set.ua.from(), set.types.accept)
 	f.sched = newScheduler(f, hk)
 	f.results = newResultQueue(f.sched.Poke)
-	for range set.maxInFlight {
-		f.workers.Add(1)
-		go f.work()
-	}
 	if set.pages != nil || set.robotsStore != nil || set.hosts != nil {
 		for range f.sched.StoreWorkers() {
 			f.workers.Add(1)
@@ -248,6 +247,7 @@ func (f *Fetcher) Shutdown(ctx context.Context) error {
 func (f *Fetcher) release() {
 	<-f.dispatched
 	f.workers.Wait()
+	f.spare.close()
 	f.transport.Load().CloseIdleConnections()
 	for _, r := range f.retired {
 		r.t.CloseIdleConnections() // what requests in flight on it put back
@@ -283,22 +283,19 @@ type retiredTransport struct {
 	at time.Time
 }
 
-// work is one worker: it runs the lookups and requests the dispatcher
-// hands out, reports each, and goes on with the next job due, if any,
-// without going back to the dispatcher.
-func (f *Fetcher) work() {
+// work runs a job the dispatcher handed out (Start), a lookup or a
+// request, on a goroutine of its own: it reports the job, goes on with the
+// next job due, if any, without going back to the dispatcher, and ends
+// when none is. Its contexts go to the next goroutine.
+func (f *Fetcher) work(j schedule.Job) {
 	defer f.workers.Done()
-	rc := newRequestContexts(f.ctx, f.set.timeout)
-	defer rc.close()
-	lc := newLookupContexts(f.ctx, f.lookupTimeout)
-	defer lc.close()
-	for j := range f.sched.Jobs() {
-		for more := true; more; {
-			if name := j.Lookup(); name != "" {
-				j, more = f.sched.Report(f.resolve(j, name, lc), nil)
-			} else {
-				j, more = f.sched.Report(nil, f.fetch(j, rc))
-			}
+	ctxs := f.spare.take(f.ctx, f.set.timeout, f.lookupTimeout)
+	defer f.spare.put(ctxs)
+	for more := true; more; {
+		if name := j.Lookup(); name != "" {
+			j, more = f.sched.Report(f.resolve(j, name, ctxs.lookup), nil)
+		} else {
+			j, more = f.sched.Report(nil, f.fetch(j, ctxs.request))
 		}
 	}
 }

@@ -28,11 +28,12 @@ func (e *requestTimeoutError) Is(target error) bool { return target == context.D
 // Timeout makes it a timeout to net.Error and os.IsTimeout.
 func (e *requestTimeoutError) Timeout() bool { return true }
 
-// requestContexts gives one worker's requests their context: cancelled
-// by Close, and after the request timeout (R10.2). A worker makes one
-// request at a time, so one cancellable context and one timer serve all
-// its requests; a new pair is made only after a timeout used them up.
-// A worker keeps a second set for its host lookups, with their own
+// requestContexts gives one job goroutine's requests their context:
+// cancelled by Close, and after the request timeout (R10.2). A goroutine
+// makes one request at a time, so one cancellable context and one timer
+// serve all its requests, and when it ends they serve the next goroutine's
+// (spareContexts); a new pair is made only after a timeout used them up.
+// A goroutine keeps a second set for its host lookups, with their own
 // timeout. It stays over the plain context.WithTimeoutCause per request
 // and lookup (tried in #17) because that measured 1.345 of the bare
 // loop in BenchmarkRequestCost against 1.243 (medians of 18 runs each,
@@ -125,4 +126,51 @@ func (rc *requestContexts) close() {
 func timedOut(ctx context.Context) (*requestTimeoutError, bool) {
 	e, ok := context.Cause(ctx).(*requestTimeoutError)
 	return e, ok
+}
+
+// jobContexts are one job goroutine's request and lookup contexts.
+type jobContexts struct{ request, lookup *requestContexts }
+
+// spareContexts keeps the contexts of job goroutines that ended for the
+// ones that start: a goroutine per request in flight costs no new context
+// and timer per request (see requestContexts). It holds at most as many
+// as were in flight at once, and Close releases them.
+type spareContexts struct {
+	mu    sync.Mutex
+	spare []*jobContexts
+}
+
+// take returns spare contexts, or new ones with these timeouts.
+func (s *spareContexts) take(parent context.Context, timeout, lookupTimeout time.Duration) *jobContexts {
+	s.mu.Lock()
+	if n := len(s.spare); n > 0 {
+		c := s.spare[n-1]
+		s.spare[n-1] = nil
+		s.spare = s.spare[:n-1]
+		s.mu.Unlock()
+		return c
+	}
+	s.mu.Unlock()
+	return &jobContexts{
+		request: newRequestContexts(parent, timeout),
+		lookup:  newLookupContexts(parent, lookupTimeout),
+	}
+}
+
+// put keeps a goroutine's contexts for the next.
+func (s *spareContexts) put(c *jobContexts) {
+	s.mu.Lock()
+	s.spare = append(s.spare, c)
+	s.mu.Unlock()
+}
+
+// close releases every spare context; called once no goroutine runs a job.
+func (s *spareContexts) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.spare {
+		c.request.close()
+		c.lookup.close()
+	}
+	s.spare = nil
 }

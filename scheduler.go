@@ -53,6 +53,13 @@ func newScheduler(f *Fetcher, hk hooks) *schedule.Scheduler {
 // methods run with the scheduler's lock held.
 type rootSide Fetcher
 
+// Start runs a job on a goroutine of its own (R1.2): the due budgets, not
+// a pool, say how many are in flight.
+func (f *rootSide) Start(j schedule.Job) {
+	f.workers.Add(1)
+	go (*Fetcher)(f).work(j)
+}
+
 // publicRest is a pacing rest told as the public Rest.
 func publicRest(r pacing.Rest) Rest { return Rest{Wait: r.Wait, Term: RestTerm(r.Term)} }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/politecrawler/polite/internal/pacing"
 )
 
-// Job is work for a worker: a lookup or a request.
+// Job is work handed out to a goroutine of its own: a lookup or a request.
 type Job struct {
 	resolve *host
 	fetch   *Task
@@ -160,8 +160,9 @@ func (s *Scheduler) arm(b *Budget) {
 	}
 }
 
-// dispatch hands out work while workers are free, in the order next
-// takes it.
+// dispatch hands out every job due, each to a goroutine of its own, in
+// the order next takes them, while the cap leaves room: the due budgets,
+// not a pool, say how many requests are in flight (R1.2).
 func (s *Scheduler) dispatch(now time.Time) {
 	for s.running < s.cfg.MaxInFlight {
 		j, ok := s.next(now)
@@ -169,7 +170,7 @@ func (s *Scheduler) dispatch(now time.Time) {
 			return
 		}
 		s.running++
-		s.jobs <- j // never blocks: the channel holds MaxInFlight jobs
+		s.root.Start(j)
 	}
 }
 

@@ -20,11 +20,12 @@ import (
 
 // All scheduling state is guarded by one lock, mu. The dispatcher goroutine
 // (Run) takes Add's URLs from an inbox, sleeps on one timer until the
-// earliest budget is due, and hands work to a bounded pool of workers. A
-// worker that ends a job reports it itself, under mu, and takes the next
-// job that is due at once, if there is one: a busy run's requests follow
-// one another on the workers without a hand-off through the dispatcher. No
-// goroutine per host or URL, and no polling.
+// earliest budget is due, and hands each job out to a goroutine of its own
+// (Root.Start): as many run as the due budgets need, up to MaxInFlight. A
+// goroutine that ends a job reports it itself, under mu, and takes the
+// next job that is due at once, if there is one, or ends: a busy run's
+// requests follow one another without a hand-off through the dispatcher.
+// No goroutine per host or URL waiting, and no polling.
 
 // Config is what the scheduler is told, settled by the fetcher: plain values.
 type Config struct {
@@ -34,7 +35,8 @@ type Config struct {
 	// HoldFetches keeps every request queued (lookups still run).
 	HoldFetches bool
 	// OnHeld is called, with the lock held, when the reader is behind.
-	OnHeld         func()
+	OnHeld func()
+	// MaxInFlight caps the jobs (requests and lookups) running at once.
 	MaxInFlight    int
 	Pacing         pacing.Policy // the web floor and duration factor (R2.1, R2.2)
 	MaxBackoff     time.Duration // R2.5's cap
@@ -85,6 +87,9 @@ type Root interface {
 	ForgetAdded(host string)
 	// Literal reports whether a host name is an IP address, and which.
 	Literal(name string) (netip.Addr, bool)
+	// Start runs a job handed out on a goroutine of its own, which
+	// reports it (Report) and runs what Report hands it next.
+	Start(j Job)
 }
 
 // event is a message to the dispatcher; exactly one field is set.
@@ -113,8 +118,7 @@ type Scheduler struct {
 	// moves are hosts whose address changed while a request was in
 	// flight at their old one: they move when it ends.
 	moves   map[*Budget][]pendingMove
-	running int // jobs handed to workers and not yet reported
-	jobs    chan Job
+	running int // jobs handed out (Root.Start) and not yet reported
 	// storeWork is the store jobs waiting for a store worker, and
 	// storeRunning those handed out and not yet answered (store.go).
 	storeWork    []StoreJob
@@ -149,22 +153,19 @@ type Scheduler struct {
 
 // New returns a scheduler for cfg acting through root; Run starts it.
 func New(cfg Config, root Root) *Scheduler {
-	return &Scheduler{
-		cfg:       cfg,
-		root:      root,
-		clk:       cfg.Clock,
-		hosts:     make(map[string]*host),
-		origins:   make(map[string]*origin),
-		budgets:   make(map[netip.Addr]*Budget),
-		jobs:      make(chan Job, cfg.MaxInFlight),
-		storeJobs: make(chan StoreJob, cfg.MaxInFlight),
-		wake:      make(chan struct{}, 1),
-		traps:     urltrap.NewTracker(cfg.Traps),
+	s := &Scheduler{
+		cfg:     cfg,
+		root:    root,
+		clk:     cfg.Clock,
+		hosts:   make(map[string]*host),
+		origins: make(map[string]*origin),
+		budgets: make(map[netip.Addr]*Budget),
+		wake:    make(chan struct{}, 1),
+		traps:   urltrap.NewTracker(cfg.Traps),
 	}
+	s.storeJobs = make(chan StoreJob, s.StoreWorkers())
+	return s
 }
-
-// Jobs are the lookups and requests handed to the workers; closed at the end.
-func (s *Scheduler) Jobs() <-chan Job { return s.jobs }
 
 // StoreJobs are the store jobs handed to the store workers; closed at the end.
 func (s *Scheduler) StoreJobs() <-chan StoreJob { return s.storeJobs }
@@ -239,8 +240,9 @@ func (s *Scheduler) inboxEmpty() bool {
 	return len(s.inbox) == 0
 }
 
-// Run is the dispatcher. It returns, after closing the job channels, once
-// Close was posted and every job handed out has been reported.
+// Run is the dispatcher. It returns, after closing the store jobs'
+// channel, once Close was posted and every job handed out has been
+// reported.
 func (s *Scheduler) Run() {
 	timer := s.clk.NewTimer(time.Hour)
 	timer.Stop()
@@ -254,7 +256,6 @@ func (s *Scheduler) Run() {
 		s.recycle(evs)
 		if s.closing && s.running == 0 && s.storeIdle() {
 			s.final = s.snapshot()
-			close(s.jobs)
 			close(s.storeJobs)
 			s.mu.Unlock()
 			return
@@ -316,7 +317,7 @@ func (s *Scheduler) recycle(evs []event) {
 }
 
 // nextWake is when the dispatcher must look again without news: the
-// earliest budget due, while a worker is free, or the earliest lookup to
+// earliest budget due, while the cap leaves room, or the earliest lookup to
 // try again.
 func (s *Scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
@@ -330,9 +331,9 @@ func (s *Scheduler) nextWake() (time.Time, bool) {
 	return next, ok
 }
 
-// Report takes what a worker's job came to, a lookup's resolution or a
-// request's completion, and returns the worker's next job when one is due
-// now. Either way it wakes the dispatcher if the dispatcher must look
+// Report takes what a job came to, a lookup's resolution or a
+// request's completion, and returns the goroutine's next job when one is
+// due now; without one, the goroutine ends. Either way it wakes the dispatcher if the dispatcher must look
 // again: lookups wait, a budget is due before the dispatcher's timer or
 // due now and not taken, the run may be idle (for the hooks), or Close
 // waits for the last job.
@@ -352,7 +353,7 @@ func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
 	wake := s.closing || s.cfg.OnIdle != nil && s.running == 0 ||
 		len(s.lookups) > 0 && s.running < s.cfg.MaxInFlight || len(s.storeWork) > 0
 	// A budget due before the dispatcher's timer fires, or due now and
-	// not taken, while a worker is free, needs the dispatcher.
+	// not taken, while the cap leaves room, needs the dispatcher.
 	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
 		wake = true
 	}
