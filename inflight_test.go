@@ -3,9 +3,12 @@ package polite_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
@@ -27,7 +30,8 @@ func TestInFlightFollowsTheDueBudgets(t *testing.T) {
 		h := r.site(politetest.Site{Name: fmt.Sprintf("w%03d.test", i), Pages: held})
 		urls = append(urls, r.url(h, "/page"))
 	}
-	f := r.start(polite.Config{})
+	var logs logRecords
+	f := r.start(polite.Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	r.add(urls...)
 	for range hosts {
 		<-entered
@@ -36,8 +40,9 @@ func TestInFlightFollowsTheDueBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.InFlight != hosts || st.Active != hosts {
-		t.Errorf("with every robots.txt held: %d in flight on %d addresses, want %d", st.InFlight, st.Active, hosts)
+	if st.InFlight != hosts || st.Active != hosts || st.MaxInFlight != polite.DefaultMaxInFlight {
+		t.Errorf("with every robots.txt held: %d in flight on %d addresses, cap %d; want %d, cap %d",
+			st.InFlight, st.Active, st.MaxInFlight, hosts, polite.DefaultMaxInFlight)
 	}
 	close(gate)
 	for u, res := range r.results(hosts) {
@@ -48,6 +53,20 @@ func TestInFlightFollowsTheDueBudgets(t *testing.T) {
 	if rep := r.farm.Audit().Report(restRule(polite.MinRest)); rep.Overlaps != 0 || len(rep.ShortGaps) != 0 {
 		t.Errorf("farm audit: %v", rep)
 	}
+	if n := capNotices(t, &logs); n != 0 {
+		t.Errorf("%d notices of the cap holding requests back, under the default cap", n)
+	}
+}
+
+// capNotices counts the log's notices that MaxInFlight held requests back.
+func capNotices(t *testing.T, logs *logRecords) int {
+	n := 0
+	for _, rec := range logs.records(t) {
+		if strings.HasPrefix(rec["msg"].(string), "polite: MaxInFlight holds back") {
+			n++
+		}
+	}
+	return n
 }
 
 // MaxInFlight still caps the requests in flight: with 8, 8 of the held
@@ -63,7 +82,8 @@ func TestMaxInFlightCaps(t *testing.T) {
 		h := r.site(politetest.Site{Name: fmt.Sprintf("c%02d.test", i), Pages: held})
 		urls = append(urls, r.url(h, "/page"))
 	}
-	f := r.start(polite.Config{MaxInFlight: limit})
+	var logs logRecords
+	f := r.start(polite.Config{MaxInFlight: limit, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	r.add(urls...)
 	for range limit {
 		<-entered
@@ -72,8 +92,8 @@ func TestMaxInFlightCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.InFlight != limit {
-		t.Errorf("%d requests in flight with MaxInFlight %d", st.InFlight, limit)
+	if st.InFlight != limit || st.MaxInFlight != limit {
+		t.Errorf("%d requests in flight, cap %d, with MaxInFlight %d", st.InFlight, st.MaxInFlight, limit)
 	}
 	go func() { // the others enter as the first end
 		for range hosts - limit {
@@ -85,6 +105,43 @@ func TestMaxInFlightCaps(t *testing.T) {
 		if res.Err != nil || res.Status != 200 {
 			t.Errorf("%s: %d %v", u, res.Status, res.Err)
 		}
+	}
+	if n := capNotices(t, &logs); n != 1 {
+		t.Errorf("%d notices of the cap holding requests back; want 1, once a run", n)
+	}
+}
+
+// Stats.InFlightNeed is Little's law over the addresses with work: a host
+// answering in 1 s rests 5 s (R2.2), so while pages wait there it needs
+// 1/6 of a request in flight; once its work is done, nothing.
+func TestStatsInFlightNeed(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "slow.test", Latency: time.Second})
+	// One unread Result holds the next request: the state stays put.
+	f := r.start(polite.Config{MaxUnread: 1})
+	urls := r.pages(h, 3)
+	r.add(urls...)
+	ctx := context.Background()
+	for {
+		st, err := f.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Requests == 2 && st.InFlight == 0 { // robots.txt and a page
+			if want := 1.0 / 6; math.Abs(st.InFlightNeed-want) > 1e-3 {
+				t.Errorf("need %.4f requests in flight with pages waiting, want %.4f", st.InFlightNeed, want)
+			}
+			break
+		}
+		runtime.Gosched() // a hang is -timeout's to catch
+	}
+	r.results(len(urls))
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.InFlightNeed != 0 {
+		t.Errorf("need %v requests in flight with no work left, want 0", st.InFlightNeed)
 	}
 }
 

@@ -142,6 +142,14 @@ type Stats struct {
 	Traps map[TrapKind]int
 	// Forgotten counts the hosts forgotten after a robots period idle.
 	Forgotten int
+	// InFlightNeed is how many requests in flight the limit needs, by
+	// Little's law: over the addresses with work, duration ÷ (rest +
+	// duration) of each one's last request (R1.2). While InFlight sits at
+	// MaxInFlight below it, the cap, not politeness, holds the fetcher
+	// back, and the log has said so once.
+	InFlightNeed float64
+	// MaxInFlight is the cap on requests in flight (Config.MaxInFlight).
+	MaxInFlight int
 }
 
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
@@ -166,7 +174,7 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 func publicStats(sn schedule.Snapshot) Stats {
 	st := Stats{Hosts: sn.Hosts, Active: sn.Active, Resting: sn.Resting, Stopped: sn.Stopped,
 		Parked: sn.Parked, Queued: sn.Queued, InFlight: sn.InFlight, Requests: sn.Requests,
-		Bytes: sn.Bytes, Forgotten: sn.Forgotten}
+		Bytes: sn.Bytes, Forgotten: sn.Forgotten, InFlightNeed: sn.Need, MaxInFlight: sn.Cap}
 	if sn.Refusals != nil {
 		st.Refusals = make(map[StopKind]int, len(sn.Refusals))
 		for k, n := range sn.Refusals {

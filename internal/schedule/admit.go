@@ -172,6 +172,21 @@ func (s *Scheduler) dispatch(now time.Time) {
 		s.running++
 		s.root.Start(j)
 	}
+	s.noteCap(now)
+}
+
+// noteCap logs, once a run, that the cap, not politeness, holds back work
+// that is due: the user's MaxInFlight is what to raise (R1.2).
+func (s *Scheduler) noteCap(now time.Time) {
+	if s.counts.capNoted || s.running < s.cfg.MaxInFlight || s.cfg.HoldFetches || s.root.ReaderBehind() {
+		return
+	}
+	if len(s.lookups) == 0 && (len(s.due) == 0 || s.due.first().nextAt.After(now)) {
+		return
+	}
+	s.counts.capNoted = true
+	s.cfg.Logger.Warn("polite: MaxInFlight holds back requests that politeness allows",
+		"in_flight", s.running, "max_in_flight", s.cfg.MaxInFlight, "need", max(s.counts.need, 0))
 }
 
 // next takes the next job due at now: a lookup first (it unblocks

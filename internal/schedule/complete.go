@@ -119,6 +119,8 @@ func (s *Scheduler) completed(c *Completion) {
 	}
 	s.arm(b)
 	s.movePending(b)
+	// Once a retry, a redirect or robots.txt's held pages are queued.
+	defer s.needs(b, o.Duration, rest.Wait)
 	e := End{Response: c, Err: c.Err, Rest: rest, Attempts: 1 + t.Retries()}
 	if failed && t.robots == nil && s.retry(t) {
 		return
@@ -132,6 +134,18 @@ func (s *Scheduler) completed(c *Completion) {
 		return
 	}
 	s.finish(t, e)
+}
+
+// needs sets a budget's share of the requests in flight the limit needs:
+// Little's law, from its last request's duration and rest, while work
+// waits at it (R1.2).
+func (s *Scheduler) needs(b *Budget, d, rest time.Duration) {
+	n := 0.0
+	if b.index >= 0 && d+rest > 0 {
+		n = d.Seconds() / (d + rest).Seconds()
+	}
+	s.counts.need += n - b.need
+	b.need = n
 }
 
 // observe reports a finished request to the fetcher, with the gap since

@@ -14,6 +14,10 @@ type Snapshot struct {
 	Refusals                                                            map[string]int       // hosts stopped, by stop kind
 	Traps                                                               map[urltrap.Kind]int // URLs dropped, by trap kind
 	Forgotten                                                           int
+	// Need is the requests in flight the limit needs (Little's law).
+	Need float64
+	// Cap is MaxInFlight, the most requests in flight at once.
+	Cap int
 }
 
 // runStats are the counters the scheduler keeps as it goes, so that a
@@ -30,6 +34,10 @@ type runStats struct {
 	pagesInFlight int
 	stopped       int // hosts stopped, in this run or cooling off from an earlier one
 	forgotten     int // hosts forgotten after a robots period idle (forget.go)
+	// need sums the budgets' need (Budget.need).
+	need float64
+	// capNoted is set once the log has said the cap holds requests back.
+	capNoted bool
 }
 
 // snapshot reads the scheduler's counters; it runs with the lock held.
@@ -48,6 +56,8 @@ func (s *Scheduler) snapshot() Snapshot {
 		Bytes:     s.counts.bytes,
 		Refusals:  maps.Clone(s.counts.refusals),
 		Traps:     maps.Clone(s.counts.traps),
+		Need:      max(s.counts.need, 0), // a sum of floats may end a hair below
+		Cap:       s.cfg.MaxInFlight,
 	}
 	st.Parked = s.pruneParked(s.clk.Now())
 	return st
