@@ -22,7 +22,10 @@ import (
 // flight at once (Little's law; about 1,700 at 1 s, whose rest is 5 s),
 // and the fetcher must keep that many in flight on its own (R1.2). Each
 // host gets robots.txt and 2 pages, enough to measure each budget after
-// its first rest.
+// its first rest. A fourth run is the 1 s one with a farm that closes a
+// connection idle 1 s, so that what the process holds at its peak is the
+// requests in flight's: at_peak:*_KiB/inflight divide Go's account and
+// the RSS beyond the test binary's own by the requests in flight then.
 //
 // Besides BenchmarkPoliteness's figures it reports inflight_peak, the
 // most requests the farm saw in flight at once; inflight_at_rss, those in
@@ -41,15 +44,23 @@ func BenchmarkLatency(b *testing.B) {
 	for _, latency := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second} {
 		b.Run("latency="+latency.String(), func(b *testing.B) {
 			for range b.N {
-				runLatency(b, 10000, 2, latency)
+				runLatency(b, 10000, 2, farmOptions{latency: latency})
 			}
 		})
 	}
+	// The farm closes a connection idle 1 s, as many servers do: through
+	// the 5 s rests few connections stay, and what the process holds is
+	// nearly all the requests in flight's (memory per request in flight).
+	b.Run("latency=1s/idle=1s", func(b *testing.B) {
+		for range b.N {
+			runLatency(b, 10000, 2, farmOptions{latency: time.Second, idle: time.Second})
+		}
+	})
 }
 
-func runLatency(b *testing.B, hosts, perHost int, latency time.Duration) {
+func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
 	b.StopTimer()
-	fp := startFarmProcessWith(b, hosts, farmOptions{latency: latency})
+	fp := startFarmProcessWith(b, hosts, opt)
 	defer fp.close()
 	var urls []string
 	for i := range hosts {
@@ -133,6 +144,14 @@ func runLatency(b *testing.B, hosts, perHost int, latency time.Duration) {
 	b.ReportMetric(float64(at.heapInuse)/mib, "at_peak:heap_inuse_MiB")
 	b.ReportMetric(float64(at.stacks)/mib, "at_peak:stacks_MiB")
 	b.ReportMetric(float64(at.goroutines), "at_peak:goroutines")
+	b.ReportMetric(float64(at.fds), "at_peak:fds")
+	if n := inFlightAt(visits, at.t); n > 0 {
+		// What the process holds beyond the test binary's own, and its
+		// goroutine stacks, per request in flight at the RSS peak.
+		b.ReportMetric(float64(at.rss-base)/float64(n)/1024, "at_peak:rss_KiB/inflight")
+		b.ReportMetric(float64(at.stacks)/float64(n)/1024, "at_peak:stacks_KiB/inflight")
+		b.ReportMetric(float64(at.heapInuse)/float64(n)/1024, "at_peak:heap_inuse_KiB/inflight")
+	}
 	b.ReportMetric(elapsed.Seconds(), "run_s")
 	b.ReportMetric(cpu.Seconds(), "cpu_s")
 	b.ReportMetric(farmCPU.Seconds(), "farm_cpu_s")
