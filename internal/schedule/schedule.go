@@ -331,12 +331,12 @@ func (s *Scheduler) nextWake() (time.Time, bool) {
 	return next, ok
 }
 
-// Report takes what a job came to, a lookup's resolution or a
-// request's completion, and returns the goroutine's next job when one is
-// due now; without one, the goroutine ends. Either way it wakes the dispatcher if the dispatcher must look
-// again: lookups wait, a budget is due before the dispatcher's timer or
-// due now and not taken, the run may be idle (for the hooks), or Close
-// waits for the last job.
+// Report takes what a job came to, a lookup's resolution or a request's
+// completion, and returns the goroutine's next job when one is due now;
+// without one, the goroutine ends. Either way it wakes the dispatcher if
+// the dispatcher must look again: lookups wait, a budget is due before
+// the dispatcher's timer or due now and not taken, the run may be idle
+// (for the hooks), or Close waits for the last job.
 func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
 	s.mu.Lock()
 	s.running--
