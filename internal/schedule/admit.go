@@ -186,7 +186,7 @@ func (s *Scheduler) noteCap(now time.Time) {
 	}
 	s.counts.capNoted = true
 	s.cfg.Logger.Warn("polite: MaxInFlight holds back requests that politeness allows",
-		"in_flight", s.running, "max_in_flight", s.cfg.MaxInFlight, "need", max(s.counts.need, 0))
+		"in_flight", s.running, "max_in_flight", s.cfg.MaxInFlight, "need", s.need())
 }
 
 // next takes the next job due at now: a lookup first (it unblocks
@@ -198,7 +198,7 @@ func (s *Scheduler) next(now time.Time) (Job, bool) {
 		s.lookups = s.lookups[1:]
 		return Job{resolve: h}, true
 	}
-	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.cfg.HoldFetches && !s.readerBehind() {
+	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.cfg.HoldFetches && s.roomToFetch() && !s.readerBehind() {
 		b := s.due.pop()
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).

@@ -136,18 +136,6 @@ func (s *Scheduler) completed(c *Completion) {
 	s.finish(t, e)
 }
 
-// needs sets a budget's share of the requests in flight the limit needs:
-// Little's law, from its last request's duration and rest, while work
-// waits at it (R1.2).
-func (s *Scheduler) needs(b *Budget, d, rest time.Duration) {
-	n := 0.0
-	if b.index >= 0 && d+rest > 0 {
-		n = d.Seconds() / (d + rest).Seconds()
-	}
-	s.counts.need += n - b.need
-	b.need = n
-}
-
 // observe reports a finished request to the fetcher, with the gap since
 // the previous one to its address ended.
 func (s *Scheduler) observe(c *Completion, b *Budget, rest pacing.Rest) {

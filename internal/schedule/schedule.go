@@ -322,7 +322,7 @@ func (s *Scheduler) recycle(evs []event) {
 func (s *Scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && !s.readerBehind() {
+	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && s.roomToFetch() && !s.readerBehind() {
 		next, ok = s.due.first().nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {

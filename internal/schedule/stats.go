@@ -34,8 +34,10 @@ type runStats struct {
 	pagesInFlight int
 	stopped       int // hosts stopped, in this run or cooling off from an earlier one
 	forgotten     int // hosts forgotten after a robots period idle (forget.go)
-	// need sums the budgets' need (Budget.need).
-	need float64
+	// need sums the budgets' need (Budget.need), needers counts those
+	// above 0 (inflight.go).
+	need    float64
+	needers int
 	// capNoted is set once the log has said the cap holds requests back.
 	capNoted bool
 }
@@ -56,7 +58,7 @@ func (s *Scheduler) snapshot() Snapshot {
 		Bytes:     s.counts.bytes,
 		Refusals:  maps.Clone(s.counts.refusals),
 		Traps:     maps.Clone(s.counts.traps),
-		Need:      max(s.counts.need, 0), // a sum of floats may end a hair below
+		Need:      s.need(),
 		Cap:       s.cfg.MaxInFlight,
 	}
 	st.Parked = s.pruneParked(s.clk.Now())
