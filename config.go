@@ -21,12 +21,13 @@ import (
 // Defaults for the Config fields left at zero.
 const (
 	// DefaultMaxInFlight caps the requests in flight at once when
-	// Config.MaxInFlight is zero. The fetcher keeps as many in flight as
-	// the budgets whose rest is over need; the limit needs about
-	// Σ duration ÷ (rest + duration) of them (Little's law: about 1,700
-	// for 10,000 hosts answering in 1 s, each resting 5 s), so the
-	// default is a bound on memory, not a pool to size: it reaches the
-	// limit there (R1.2).
+	// Config.MaxInFlight is zero. Below it the fetcher keeps in flight
+	// what the work needs: the limit needs Σ duration ÷ (rest + duration)
+	// over the addresses with work (Little's law: about 1,700 for 10,000
+	// hosts answering in 1 s, each resting 5 s), and the fetcher lets
+	// twice that be in flight, at least 64. So the default is a bound on
+	// memory, not a pool to size: it is above what 10,000 hosts at 1 s
+	// ask (R1.2).
 	DefaultMaxInFlight = 4096
 	// DefaultMaxUnread is how many Results may wait unread before the
 	// fetcher waits for its reader (Config.MaxUnread).
@@ -111,9 +112,10 @@ type Config struct {
 
 	// MaxInFlight caps the requests (and host lookups) in flight over all
 	// budgets. Each has a goroutine of its own while it is in flight, and
-	// the fetcher keeps as many in flight as the budgets due need: a cap
-	// lowers that, to bound memory or the load on a network, and is never
-	// needed to reach the limit. Zero: DefaultMaxInFlight.
+	// the fetcher keeps as many in flight as the work needs (see
+	// DefaultMaxInFlight): a cap lowers that, to bound memory or the load
+	// on a network, and is never needed to reach the limit. Stats shows
+	// the need beside the cap. Zero: DefaultMaxInFlight.
 	MaxInFlight int
 
 	// MaxUnread bounds the Results waiting to be read, by Next or a
