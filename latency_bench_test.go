@@ -24,8 +24,9 @@ import (
 // host gets robots.txt and 2 pages, enough to measure each budget after
 // its first rest. A fourth run is the 1 s one with a farm that closes a
 // connection idle 1 s, so that what the process holds at its peak is the
-// requests in flight's: at_peak:*_KiB/inflight divide Go's account and
-// the RSS beyond the test binary's own by the requests in flight then.
+// requests in flight's: at_goroutines:*_KiB/inflight divide Go's account
+// and the RSS beyond the test binary's own by the requests in flight at
+// the sample with the most goroutines.
 //
 // Besides BenchmarkPoliteness's figures it reports inflight_peak, the
 // most requests the farm saw in flight at once; inflight_at_rss, those in
@@ -145,12 +146,16 @@ func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
 	b.ReportMetric(float64(at.stacks)/mib, "at_peak:stacks_MiB")
 	b.ReportMetric(float64(at.goroutines), "at_peak:goroutines")
 	b.ReportMetric(float64(at.fds), "at_peak:fds")
-	if n := inFlightAt(visits, at.t); n > 0 {
-		// What the process holds beyond the test binary's own, and its
-		// goroutine stacks, per request in flight at the RSS peak.
-		b.ReportMetric(float64(at.rss-base)/float64(n)/1024, "at_peak:rss_KiB/inflight")
-		b.ReportMetric(float64(at.stacks)/float64(n)/1024, "at_peak:stacks_KiB/inflight")
-		b.ReportMetric(float64(at.heapInuse)/float64(n)/1024, "at_peak:heap_inuse_KiB/inflight")
+	// What the process holds beyond the test binary's own, its goroutine
+	// stacks and its heap in use, per request in flight, at the sample
+	// with the most goroutines: about the most requests in flight.
+	g := peak.atGoroutines
+	if n := inFlightAt(visits, g.t); n > 0 {
+		b.ReportMetric(float64(n), "at_goroutines:inflight")
+		b.ReportMetric(float64(g.goroutines)/float64(n), "at_goroutines:goroutines/inflight")
+		b.ReportMetric(float64(g.rss-base)/float64(n)/1024, "at_goroutines:rss_KiB/inflight")
+		b.ReportMetric(float64(g.stacks)/float64(n)/1024, "at_goroutines:stacks_KiB/inflight")
+		b.ReportMetric(float64(g.heapInuse)/float64(n)/1024, "at_goroutines:heap_inuse_KiB/inflight")
 	}
 	b.ReportMetric(elapsed.Seconds(), "run_s")
 	b.ReportMetric(cpu.Seconds(), "cpu_s")

@@ -190,6 +190,9 @@ type memPeaks struct {
 	fds                             int
 	gcs                             uint64
 	atRSS                           memSample // the sample of highest RSS
+	// atGoroutines is the sample with the most goroutines: near the
+	// most requests in flight (BenchmarkLatency).
+	atGoroutines memSample
 	// timeline holds a sample a second, for -v.
 	timeline []memSample
 }
@@ -266,6 +269,9 @@ func startMemorySampler(b *testing.B, st *procStatus, profileDir string) *memory
 			p.gcs = gcs - gc0
 			if m.rss > p.atRSS.rss {
 				p.atRSS = m
+			}
+			if m.goroutines > p.atGoroutines.goroutines {
+				p.atGoroutines = m
 			}
 			if n := len(p.timeline); n == 0 || m.t.Sub(p.timeline[n-1].t) >= time.Second {
 				p.timeline = append(p.timeline, m)
