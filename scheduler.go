@@ -53,11 +53,15 @@ func newScheduler(f *Fetcher, hk hooks) *schedule.Scheduler {
 // methods run with the scheduler's lock held.
 type rootSide Fetcher
 
-// Start runs a job on a goroutine of its own (R1.2): the due budgets, not
-// a pool, say how many are in flight.
+// Start runs a job on a goroutine of its own (R1.2): one waiting for work,
+// or a new one. The work, not a pool, says how many are in flight.
 func (f *rootSide) Start(j schedule.Job) {
-	f.workers.Add(1)
-	go (*Fetcher)(f).work(j)
+	select {
+	case f.handoff <- j:
+	default:
+		f.workers.Add(1)
+		go (*Fetcher)(f).work(j)
+	}
 }
 
 // publicRest is a pacing rest told as the public Rest.
