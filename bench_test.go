@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/pacing"
+	"github.com/politecrawler/polite/internal/schedule"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -88,7 +89,8 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 			urls = append(urls, fp.url(i, fmt.Sprintf("/p%d", p)))
 		}
 	}
-	cfg.Resolver, cfg.AllowPrivateNetworks, cfg.Logger = fp.resolver(), true, quiet
+	var log requestLog
+	cfg.Resolver, cfg.AllowPrivateNetworks, cfg.Logger, cfg.OnRequest = fp.resolver(), true, quiet, log.add
 	f, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -97,6 +99,7 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 	ctx := context.Background()
 	b.StartTimer()
 	begin := time.Now()
+	waits0, wait0 := schedule.RunnableWaits()
 	for _, u := range urls {
 		if err := f.Add(ctx, u); err != nil {
 			b.Fatal(err)
@@ -128,6 +131,8 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
 	b.ReportMetric(float64(failed), "errors")
+	reportSchedWait(b, waits0, wait0)
+	reportLoss(b, &log, visits)
 }
 
 // visitRates sums, over the farm's addresses, the requests/s each got in

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite/internal/schedule"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -93,7 +94,9 @@ func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
 	cpu0, farm0, busy0 := selfCPU(), processCPU(fp.cmd.Process.Pid), machineCPU()
 	b.StartTimer()
 	begin := time.Now()
-	f, err := New(Config{Resolver: fp.resolver(), AllowPrivateNetworks: true, Logger: quiet})
+	waits0, wait0 := schedule.RunnableWaits()
+	var log requestLog
+	f, err := New(Config{Resolver: fp.resolver(), AllowPrivateNetworks: true, Logger: quiet, OnRequest: log.add})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,6 +138,8 @@ func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
 	b.ReportMetric(float64(rep.Overlaps), "overlaps")
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(float64(failed), "errors")
+	reportSchedWait(b, waits0, wait0)
+	reportLoss(b, &log, visits)
 	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
 	b.ReportMetric(float64(inFlightPeak(visits)), "inflight_peak")
 	b.ReportMetric(float64(inFlightAt(visits, at.t)), "inflight_at_rss")
