@@ -95,12 +95,17 @@ type hooks struct {
 	// onHeld is called, with the scheduler's lock held, each time the
 	// scheduler finds Config.MaxUnread Results unread and starts nothing.
 	onHeld func()
+	// cpu holds the requests in flight down while the CPU is short
+	// (schedule.CPUGauge). The fake clock's tests run without: what they
+	// check is the rules, and a gauge of the machine's load would make
+	// them depend on it.
+	cpu schedule.CPUGauge
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a
 // crawler dishonestly or malformed (ErrUserAgent, ErrImpersonation).
 func New(cfg Config) (*Fetcher, error) {
-	return newFetcher(cfg, hooks{clock: clock.Real{}})
+	return newFetcher(cfg, hooks{clock: clock.Real{}, cpu: schedule.NewCPUGauge()})
 }
 
 func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {

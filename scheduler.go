@@ -34,6 +34,7 @@ func newScheduler(f *Fetcher, hk hooks) *schedule.Scheduler {
 		HoldFetches:    hk.holdFetches,
 		OnHeld:         hk.onHeld,
 		MaxInFlight:    set.maxInFlight,
+		CPU:            hk.cpu,
 		Pacing:         set.pacing,
 		MaxBackoff:     set.maxBackoff,
 		Horizon:        set.horizon,

@@ -11,15 +11,16 @@ import (
 // never more than MaxInFlight.
 func TestRoomToFetchFollowsTheNeed(t *testing.T) {
 	const budgets = 3000
+	now := time.Unix(1e9, 0)
 	s := New(Config{MaxInFlight: 4096}, nil)
 	due := make([]*Budget, budgets)
 	for i := range due {
 		due[i] = &Budget{index: -1, queue: []*Task{{}}}
 		s.due.push(due[i])
 	}
-	room := func() int { // how many may be in flight at once now
+	roomAt := func(due time.Time) int { // how many due then may be in flight now
 		var busy []*Budget // a budget in flight leaves the due heap
-		for s.roomToFetch() && len(s.due) > 0 {
+		for len(s.due) > 0 && s.roomToFetch(due, now) {
 			busy = append(busy, s.due.pop())
 			s.counts.fetching++
 		}
@@ -29,6 +30,7 @@ func TestRoomToFetchFollowsTheNeed(t *testing.T) {
 		s.counts.fetching = 0
 		return len(busy)
 	}
+	room := func() int { return roomAt(now) }
 	if n := room(); n != minInFlight {
 		t.Errorf("nothing seen: room for %d, want minInFlight %d", n, minInFlight)
 	}
@@ -39,6 +41,11 @@ func TestRoomToFetchFollowsTheNeed(t *testing.T) {
 	}
 	if n := room(); n != headroom*500 {
 		t.Errorf("500 needed: room for %d, want %d", n, headroom*500)
+	}
+	// Budgets lateSlack past their rest start all the same: a backlog
+	// drains.
+	if n := roomAt(now.Add(-lateSlack)); n != budgets {
+		t.Errorf("%v late: room for %d, want all %d", lateSlack, n, budgets)
 	}
 	if got := s.need(); got < 499.99 || got > 500.01 {
 		t.Errorf("need %v, want 500", got)
@@ -62,5 +69,91 @@ func TestRoomToFetchFollowsTheNeed(t *testing.T) {
 	s.cfg.MaxInFlight = 8
 	if n := room(); n != 8 {
 		t.Errorf("MaxInFlight 8: room for %d", n)
+	}
+}
+
+// fakeGauge answers Sample as told.
+type fakeGauge struct {
+	busy    bool
+	windows int
+}
+
+func (g *fakeGauge) Sample(time.Time) (bool, int) {
+	w := g.windows
+	g.windows = 0
+	return g.busy, w
+}
+
+// The CPU's ceiling (R1.2): it holds the requests in flight, late or not,
+// at minInFlight to begin with; it grows by a quarter a window while the
+// CPU has room and it holds a request back, and falls to three quarters of
+// those in flight when the CPU is short.
+func TestCeilingFollowsTheCPU(t *testing.T) {
+	g := &fakeGauge{}
+	s := New(Config{MaxInFlight: 4096, CPU: g}, nil)
+	now := time.Unix(1e9, 0)
+	late := now.Add(-time.Second)
+	s.counts.fetching = minInFlight
+	if s.roomToFetch(late, now) {
+		t.Fatalf("ceiling %d, %d in flight: a late budget may start", s.ceiling, s.counts.fetching)
+	}
+	g.windows = 2 // two windows with room, and the ceiling held one back
+	if !s.roomToFetch(late, now) {
+		t.Fatal("CPU with room: the ceiling did not grow")
+	}
+	if want := int(minInFlight * 1.25 * 1.25); s.ceiling != want {
+		t.Errorf("after 2 windows with room: ceiling %d, want %d", s.ceiling, want)
+	}
+	// Windows with room while nothing was held back leave it.
+	s.ceiling, s.ceilingHeld = 500, false
+	g.windows = 3
+	s.heedCPU(now)
+	if s.ceiling != 500 {
+		t.Errorf("nothing held back: ceiling %d, want 500", s.ceiling)
+	}
+	// A short CPU: three quarters of what is in flight.
+	s.counts.fetching = 400
+	g.busy, g.windows = true, 1
+	s.heedCPU(now)
+	if s.ceiling != 300 {
+		t.Errorf("CPU short, 400 in flight: ceiling %d, want 300", s.ceiling)
+	}
+	s.counts.fetching = 10
+	g.windows = 1
+	s.heedCPU(now)
+	if s.ceiling != minInFlight {
+		t.Errorf("CPU short, 10 in flight: ceiling %d, want minInFlight %d", s.ceiling, minInFlight)
+	}
+	// Never past MaxInFlight.
+	s.cfg.MaxInFlight = 100
+	s.ceilingHeld, g.busy, g.windows = true, false, 40
+	s.heedCPU(now)
+	if s.ceiling != 100 {
+		t.Errorf("grown past MaxInFlight: ceiling %d", s.ceiling)
+	}
+}
+
+// The runtime's gauge answers once a window, and counts waits.
+func TestRunnableWaits(t *testing.T) {
+	n0, _ := RunnableWaits()
+	ping := make(chan int)
+	go func() {
+		for i := range ping {
+			ping <- i
+		}
+	}()
+	for i := range 1000 { // goroutines made runnable, a thousand times over
+		ping <- i
+		<-ping
+	}
+	close(ping)
+	n, sum := RunnableWaits()
+	n -= n0
+	if n == 0 || sum < 0 {
+		t.Errorf("RunnableWaits: %d waits, %v s", n, sum)
+	}
+	g := NewCPUGauge()
+	if _, w := g.Sample(time.Time{}); w != 0 {
+		t.Errorf("a new gauge says %d windows ended", w)
 	}
 }

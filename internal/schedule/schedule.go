@@ -37,7 +37,10 @@ type Config struct {
 	// OnHeld is called, with the lock held, when the reader is behind.
 	OnHeld func()
 	// MaxInFlight caps the jobs (requests and lookups) running at once.
-	MaxInFlight    int
+	MaxInFlight int
+	// CPU, when set, holds the requests in flight down while the CPU is
+	// short (cpu.go).
+	CPU            CPUGauge
 	Pacing         pacing.Policy // the web floor and duration factor (R2.1, R2.2)
 	MaxBackoff     time.Duration // R2.5's cap
 	Horizon        time.Duration // a Retry-After beyond it parks (R2.4)
@@ -119,6 +122,10 @@ type Scheduler struct {
 	// flight at their old one: they move when it ends.
 	moves   map[*Budget][]pendingMove
 	running int // jobs handed out (Root.Start) and not yet reported
+	// ceiling bounds the requests in flight while the CPU is short (cpu.go).
+	ceiling int
+	// ceilingHeld is set when the ceiling held a request back (cpu.go).
+	ceilingHeld bool
 	// storeWork is the store jobs waiting for a store worker, and
 	// storeRunning those handed out and not yet answered (store.go).
 	storeWork    []StoreJob
@@ -162,6 +169,7 @@ func New(cfg Config, root Root) *Scheduler {
 		budgets: make(map[netip.Addr]*Budget),
 		wake:    make(chan struct{}, 1),
 		traps:   urltrap.NewTracker(cfg.Traps),
+		ceiling: minInFlight,
 	}
 	s.storeJobs = make(chan StoreJob, s.StoreWorkers())
 	return s
@@ -246,6 +254,11 @@ func (s *Scheduler) inboxEmpty() bool {
 func (s *Scheduler) Run() {
 	timer := s.clk.NewTimer(time.Hour)
 	timer.Stop()
+	// cpuTimer wakes the dispatcher, on the wall clock, while the CPU's
+	// ceiling holds a request back: the gauge's next window may let it
+	// grow though no request ends meanwhile (cpu.go).
+	cpuTimer := time.NewTimer(time.Hour)
+	cpuTimer.Stop()
 	for {
 		evs := s.take()
 		s.mu.Lock()
@@ -265,14 +278,20 @@ func (s *Scheduler) Run() {
 		s.forgetIdle(now)
 		s.dispatch(now)
 		s.dispatchStore()
-		next, ok := s.nextWake()
+		next, ok := s.nextWake(now)
 		s.wakeAt = time.Time{}
 		if ok {
 			s.wakeAt = next
 		}
 		idle := s.running == 0 && s.storeIdle()
+		held := s.ceilingHeld
 		s.mu.Unlock()
 
+		var cpuTick <-chan time.Time
+		if held {
+			cpuTimer.Reset(cpuWindow)
+			cpuTick = cpuTimer.C
+		}
 		var tick <-chan time.Time
 		if ok {
 			// The clock is read again: it may have moved since now (a
@@ -287,8 +306,10 @@ func (s *Scheduler) Run() {
 		select {
 		case <-s.wake:
 		case <-tick:
+		case <-cpuTick:
 		}
 		timer.Stop()
+		cpuTimer.Stop()
 	}
 }
 
@@ -316,14 +337,14 @@ func (s *Scheduler) recycle(evs []event) {
 	s.inboxMu.Unlock()
 }
 
-// nextWake is when the dispatcher must look again without news: the
-// earliest budget due, while the cap leaves room, or the earliest lookup to
+// nextWake is when the dispatcher must look again without news: when the
+// earliest budget due may start (inflight.go), or the earliest lookup to
 // try again.
-func (s *Scheduler) nextWake() (time.Time, bool) {
+func (s *Scheduler) nextWake(now time.Time) (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && s.roomToFetch() && !s.readerBehind() {
-		next, ok = s.due.first().nextAt, true
+	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && !s.readerBehind() {
+		next, ok = s.startAt(s.due.first().nextAt, now)
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
 		next, ok = s.relookups[0].retryAt, true
@@ -354,7 +375,7 @@ func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
 		len(s.lookups) > 0 && s.running < s.cfg.MaxInFlight || len(s.storeWork) > 0
 	// A budget due before the dispatcher's timer fires, or due now and
 	// not taken, while the cap leaves room, needs the dispatcher.
-	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
+	if next, due := s.nextWake(now); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
 		wake = true
 	}
 	s.mu.Unlock()

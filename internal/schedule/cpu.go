@@ -1,0 +1,121 @@
+package schedule
+
+import (
+	"math"
+	"runtime/metrics"
+	"time"
+)
+
+// The CPU is work too. Where it is short, a request started now waits for
+// it inside the fetcher, and that wait is part of its duration: every
+// request in flight takes longer, and R2.2 rests five times as long. So
+// while goroutines wait to run, the requests in flight are held below a
+// ceiling that backs off to three quarters of those in flight, and that
+// grows again by a quarter for each window the CPU had room while the
+// ceiling held a request back (R1.2). BenchmarkLatency at 50 ms, 10,000
+// hosts starting at once (2026-12-02): the goroutines waited 8.5 ms on
+// average to run without the ceiling, and each request took 100 ms longer
+// than the farm saw it.
+
+// CPUGauge tells whether the CPU is short. Sample reports whether
+// goroutines waited to run over the last window, and how many windows
+// ended since the last call (0: the answer is the last window's). It is
+// called with the scheduler's lock held.
+type CPUGauge interface {
+	Sample(now time.Time) (busy bool, windows int)
+}
+
+// NewCPUGauge returns the Go runtime's account (runtime/metrics'
+// /sched/latencies:seconds): the CPU is short over a window of 50 ms
+// when the goroutines made runnable in it waited 4 ms on average before
+// they ran. It runs on the wall clock: the CPU's time is real.
+func NewCPUGauge() CPUGauge {
+	g := &schedGauge{sample: []metrics.Sample{{Name: "/sched/latencies:seconds"}}}
+	g.n, g.sum = g.read()
+	g.at = time.Now()
+	return g
+}
+
+// cpuWindow is the gauge's window, and cpuBusy the mean wait to run that
+// makes it busy. BenchmarkPoliteness at 10,000 hosts held to 64 requests
+// in flight, where the fetcher keeps up: windows of 0.1 to 0.8 ms at its
+// start; with no bound, 5 to 9 ms (2026-12-02).
+const (
+	cpuWindow = 50 * time.Millisecond
+	cpuBusy   = 4 * time.Millisecond
+)
+
+type schedGauge struct {
+	sample []metrics.Sample
+	at     time.Time // when the window began
+	n      uint64    // waits counted when it began
+	sum    float64   // their sum, in seconds
+	busy   bool
+}
+
+// Sample reads the runtime's account once a window; it ignores now, the
+// scheduler's clock, which a test may fake.
+func (g *schedGauge) Sample(time.Time) (busy bool, windows int) {
+	now := time.Now()
+	windows = int(now.Sub(g.at) / cpuWindow)
+	if windows == 0 {
+		return g.busy, 0
+	}
+	n, sum := g.read()
+	if n > g.n {
+		g.busy = (sum-g.sum)/float64(n-g.n) > cpuBusy.Seconds()
+	}
+	g.at, g.n, g.sum = now, n, sum
+	return g.busy, windows
+}
+
+// read is readWaits over the gauge's own sample.
+func (g *schedGauge) read() (n uint64, sum float64) { return readWaits(g.sample) }
+
+// RunnableWaits is the Go runtime's account of goroutines waiting to run
+// since the process began: how many waits, and their sum in seconds.
+func RunnableWaits() (n uint64, sum float64) {
+	return readWaits([]metrics.Sample{{Name: "/sched/latencies:seconds"}})
+}
+
+// readWaits reads the histogram into sample and sums it, each wait
+// counted at its bucket's middle.
+func readWaits(sample []metrics.Sample) (n uint64, sum float64) {
+	metrics.Read(sample)
+	h := sample[0].Value.Float64Histogram()
+	for i, c := range h.Counts {
+		lo, hi := h.Buckets[i], h.Buckets[i+1]
+		if math.IsInf(lo, -1) {
+			lo = 0
+		}
+		if math.IsInf(hi, 1) {
+			hi = lo
+		}
+		n += c
+		sum += float64(c) * (lo + hi) / 2
+	}
+	return n, sum
+}
+
+// heedCPU moves the ceiling by the gauge's latest windows: down to three
+// quarters of the requests in flight when the CPU was short; when it was
+// not, up by a quarter a window if the ceiling held a request back since
+// the last; never below minInFlight, nor past MaxInFlight.
+func (s *Scheduler) heedCPU(now time.Time) {
+	if s.cfg.CPU == nil {
+		return
+	}
+	busy, windows := s.cfg.CPU.Sample(now)
+
+	if windows == 0 {
+		return
+	}
+	switch {
+	case busy:
+		s.ceiling = max(minInFlight, s.counts.fetching*3/4)
+	case s.ceilingHeld:
+		grown := float64(s.ceiling) * math.Pow(1.25, float64(windows))
+		s.ceiling = int(min(grown, float64(s.cfg.MaxInFlight)))
+	}
+	s.ceilingHeld = false
+}
