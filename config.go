@@ -24,10 +24,10 @@ const (
 	// Config.MaxInFlight is zero. Below it the fetcher keeps in flight
 	// what the work needs: the limit needs Σ duration ÷ (rest + duration)
 	// over the addresses with work (Little's law: about 1,700 for 10,000
-	// hosts answering in 1 s, each resting 5 s), and the fetcher lets
-	// twice that be in flight, at least 64. So the default is a bound on
-	// memory, not a pool to size: it is above what 10,000 hosts at 1 s
-	// ask (R1.2).
+	// hosts answering in 1 s, each resting 5 s), and the fetcher starts
+	// every request due as long as the CPU has room (Stats.CPUCeiling).
+	// So the default is a bound on memory, not a pool to size: it is
+	// above what 10,000 hosts at 1 s ask (R1.2).
 	DefaultMaxInFlight = 4096
 	// DefaultMaxUnread is how many Results may wait unread before the
 	// fetcher waits for its reader (Config.MaxUnread).

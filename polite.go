@@ -8,8 +8,8 @@
 // A Fetcher is a queue in and a queue out. Add URLs from any goroutine;
 // range over Results for one Result per accepted URL (Next takes one at a
 // time); Close when done. Inside, each request in flight has a goroutine
-// of its own, as many as the work needs by Little's law (up to
-// Config.MaxInFlight): one that ends a request goes on with the next due
+// of its own, as many as the work needs by Little's law, as the CPU has
+// room for, and up to Config.MaxInFlight: one that ends a request goes on with the next due
 // (the address due earliest) or ends, and a dispatcher goroutine takes in
 // Adds and hands out work when a rest ends.
 //

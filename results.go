@@ -150,6 +150,12 @@ type Stats struct {
 	InFlightNeed float64
 	// MaxInFlight is the cap on requests in flight (Config.MaxInFlight).
 	MaxInFlight int
+	// CPUCeiling is the most requests in flight the CPU has room for now:
+	// while goroutines wait to run, requests started would only wait with
+	// them, and their rests grow with their durations (R2.2). It backs
+	// off to three quarters of those in flight then, and grows again by a
+	// quarter every 50 ms the CPU has room; it is at least 64.
+	CPUCeiling int
 }
 
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
@@ -174,7 +180,7 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 func publicStats(sn schedule.Snapshot) Stats {
 	st := Stats{Hosts: sn.Hosts, Active: sn.Active, Resting: sn.Resting, Stopped: sn.Stopped,
 		Parked: sn.Parked, Queued: sn.Queued, InFlight: sn.InFlight, Requests: sn.Requests,
-		Bytes: sn.Bytes, Forgotten: sn.Forgotten, InFlightNeed: sn.Need, MaxInFlight: sn.Cap}
+		Bytes: sn.Bytes, Forgotten: sn.Forgotten, InFlightNeed: sn.Need, MaxInFlight: sn.Cap, CPUCeiling: sn.Ceiling}
 	if sn.Refusals != nil {
 		st.Refusals = make(map[StopKind]int, len(sn.Refusals))
 		for k, n := range sn.Refusals {

@@ -198,7 +198,7 @@ func (s *Scheduler) next(now time.Time) (Job, bool) {
 		s.lookups = s.lookups[1:]
 		return Job{resolve: h}, true
 	}
-	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.cfg.HoldFetches && s.roomToFetch(s.due.first().nextAt, now) && !s.readerBehind() {
+	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.cfg.HoldFetches && s.roomToFetch() && !s.readerBehind() {
 		b := s.due.pop()
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).

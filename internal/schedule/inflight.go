@@ -1,36 +1,28 @@
 package schedule
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
-// How many requests are in flight follows the work (R1.2). Every budget
-// due may start, as long as the CPU has room (the ceiling, cpu.go) and
-// MaxInFlight allows; and while no budget has waited past its rest more
-// than lateSlack, no more are in flight than headroom times what Little's
-// law says the limit needs: a budget whose last request took d and rests r
-// needs d ÷ (r + d) of a request in flight. That bound keeps the requests
-// in flight, each of which costs the CPU and memory, at what the rate
-// needs where a burst falls due at once; the slack lets a backlog drain,
-// once one forms, at what the CPU allows. BenchmarkPoliteness at 10,000
-// hosts (2026-12-02): with the ceiling alone, 0.992 of the limit, each
-// request measured 19 ms longer than the farm saw it; with the bound too,
-// 0.998. BenchmarkLatency at 50 ms: with the bound and no slack, 0.935, a
-// backlog of 2,800 budgets waited while 64 were in flight.
+// How many requests are in flight follows the work (R1.2): every budget
+// due starts, as long as MaxInFlight and the CPU (the ceiling, cpu.go)
+// have room. Little's law says what the limit needs — a budget whose last
+// request took d and rests r needs d ÷ (r + d) of a request in flight —
+// and Stats reports it beside what is in flight, so a user sees when the
+// cap, not politeness, holds the fetcher back.
+//
+// Little's law was a bound too, at first: twice the need, at least 64.
+// A farm that answers at once then queued requests inside the fetcher,
+// where each request's duration, and so the need, grew with the requests
+// in flight (BenchmarkPoliteness at 10,000 hosts: 0.991-0.995 of the
+// limit, each request measured 25-34 ms longer than the farm saw it);
+// budgets falling due in a burst waited behind it, 2,800 of them while 64
+// were in flight (BenchmarkLatency at 50 ms: 0.935); and with a slack for
+// late budgets, every request waited for it behind a slow Store
+// (BenchmarkSlowStore: 0.997, 7.7 ms late a gap). With the CPU's ceiling
+// alone, 0.9973, 0.996 and 0.9991 (2026-12-02).
 
-// headroom is how far the requests in flight may go past Little's mean,
-// for budgets that fall due in bursts.
-const headroom = 2
-
-// lateSlack is how long past its rest a budget waits for Little's bound
-// before it starts anyway: a hundredth of the 3 s floor (R2.1) is about a
-// hundredth of the limit.
-const lateSlack = 10 * time.Millisecond
-
-// minInFlight is the least the requests in flight are held to, by Little's
-// bound or the CPU's ceiling: what a farm that answers at once needs at
-// 10,000 hosts (BenchmarkPoliteness).
+// minInFlight is the least the CPU's ceiling holds the requests in flight
+// to: what a farm that answers at once needs at 10,000 hosts
+// (BenchmarkPoliteness).
 const minInFlight = 64
 
 // needs sets a budget's share of the requests in flight the limit needs:
@@ -65,34 +57,18 @@ func (s *Scheduler) need() float64 {
 	return need + float64(max(unseen, 0))*need/float64(s.counts.needers)
 }
 
-// needBound is headroom times the need, at least minInFlight.
-func (s *Scheduler) needBound() int {
-	return max(minInFlight, int(math.Ceil(headroom*s.need())))
-}
-
-// roomToFetch reports whether a budget due at due may start at now: fewer
-// requests are in flight than MaxInFlight and the CPU's ceiling, and than
-// Little's bound unless the budget is lateSlack late.
-func (s *Scheduler) roomToFetch(due, now time.Time) bool {
-	at, ok := s.startAt(due, now)
-	return ok && !at.After(now)
-}
-
-// startAt is the earliest a budget due at due may start, as things stand
-// at now: due, or lateSlack after it while Little's bound is full; not at
-// all (false) while the cap or the CPU's ceiling is.
-func (s *Scheduler) startAt(due, now time.Time) (time.Time, bool) {
-	s.heedCPU(now)
+// roomToFetch reports whether one more request may start: fewer are in
+// flight than MaxInFlight and the CPU's ceiling. A request the ceiling
+// holds back is noted, for the ceiling to grow (heedCPU).
+func (s *Scheduler) roomToFetch() bool {
+	s.heedCPU()
 	n := s.counts.fetching
 	if n >= s.cfg.MaxInFlight {
-		return time.Time{}, false
+		return false
 	}
 	if s.cfg.CPU != nil && n >= s.ceiling {
 		s.ceilingHeld = true
-		return time.Time{}, false
+		return false
 	}
-	if n >= s.needBound() {
-		return due.Add(lateSlack), true
-	}
-	return due, true
+	return true
 }

@@ -5,59 +5,28 @@ import (
 	"time"
 )
 
-// The requests in flight follow the work (R1.2): with nothing seen yet,
-// minInFlight may start; once requests are seen, headroom times what
-// Little's law asks, the budgets not yet seen counted at the mean of those seen; and
-// never more than MaxInFlight.
-func TestRoomToFetchFollowsTheNeed(t *testing.T) {
+// Little's law is what the limit needs in flight (R1.2): the budgets not
+// yet seen count at the mean of those seen, and a budget whose work is
+// gone needs nothing.
+func TestNeedIsLittlesLaw(t *testing.T) {
 	const budgets = 3000
-	now := time.Unix(1e9, 0)
 	s := New(Config{MaxInFlight: 4096}, nil)
 	due := make([]*Budget, budgets)
 	for i := range due {
 		due[i] = &Budget{index: -1, queue: []*Task{{}}}
 		s.due.push(due[i])
 	}
-	roomAt := func(due time.Time) int { // how many due then may be in flight now
-		var busy []*Budget // a budget in flight leaves the due heap
-		for len(s.due) > 0 && s.roomToFetch(due, now) {
-			busy = append(busy, s.due.pop())
-			s.counts.fetching++
-		}
-		for _, b := range busy {
-			s.due.push(b)
-		}
-		s.counts.fetching = 0
-		return len(busy)
-	}
-	room := func() int { return roomAt(now) }
-	if n := room(); n != minInFlight {
-		t.Errorf("nothing seen: room for %d, want minInFlight %d", n, minInFlight)
+	if got := s.need(); got != 0 {
+		t.Errorf("nothing seen: need %v", got)
 	}
 	// 300 budgets seen answering in 1 s, resting 5 s: 1/6 each; the
 	// other 2,700 count the same, so 3,000 ÷ 6 = 500 are needed.
 	for _, b := range due[:300] {
 		s.needs(b, time.Second, 5*time.Second)
 	}
-	if n := room(); n != headroom*500 {
-		t.Errorf("500 needed: room for %d, want %d", n, headroom*500)
-	}
-	// Budgets lateSlack past their rest start all the same: a backlog
-	// drains.
-	if n := roomAt(now.Add(-lateSlack)); n != budgets {
-		t.Errorf("%v late: room for %d, want all %d", lateSlack, n, budgets)
-	}
 	if got := s.need(); got < 499.99 || got > 500.01 {
 		t.Errorf("need %v, want 500", got)
 	}
-	// Answers in 10 ms need little: the floor holds.
-	for _, b := range due[:300] {
-		s.needs(b, 10*time.Millisecond, 3*time.Second)
-	}
-	if n := room(); n != minInFlight {
-		t.Errorf("short answers: room for %d, want minInFlight %d", n, minInFlight)
-	}
-	// A budget whose work is gone needs nothing.
 	for _, b := range due[:300] {
 		s.due.remove(b.index)
 		s.needs(b, time.Second, 5*time.Second)
@@ -65,10 +34,16 @@ func TestRoomToFetchFollowsTheNeed(t *testing.T) {
 	if s.counts.needers != 0 || s.counts.need != 0 {
 		t.Errorf("no work seen: %d budgets need %v", s.counts.needers, s.counts.need)
 	}
-	// MaxInFlight caps it.
-	s.cfg.MaxInFlight = 8
-	if n := room(); n != 8 {
-		t.Errorf("MaxInFlight 8: room for %d", n)
+}
+
+// Without a CPU gauge every request due may start, up to MaxInFlight.
+func TestRoomToFetchUpToTheCap(t *testing.T) {
+	s := New(Config{MaxInFlight: 8}, nil)
+	for s.roomToFetch() {
+		s.counts.fetching++
+	}
+	if s.counts.fetching != 8 {
+		t.Errorf("MaxInFlight 8: room for %d", s.counts.fetching)
 	}
 }
 
@@ -78,27 +53,25 @@ type fakeGauge struct {
 	windows int
 }
 
-func (g *fakeGauge) Sample(time.Time) (bool, int) {
+func (g *fakeGauge) Sample() (bool, int) {
 	w := g.windows
 	g.windows = 0
 	return g.busy, w
 }
 
-// The CPU's ceiling (R1.2): it holds the requests in flight, late or not,
-// at minInFlight to begin with; it grows by a quarter a window while the
-// CPU has room and it holds a request back, and falls to three quarters of
+// The CPU's ceiling (R1.2): it holds the requests in flight at
+// minInFlight to begin with; it grows by a quarter a window while the CPU
+// has room and it holds a request back, and falls to three quarters of
 // those in flight when the CPU is short.
 func TestCeilingFollowsTheCPU(t *testing.T) {
 	g := &fakeGauge{}
 	s := New(Config{MaxInFlight: 4096, CPU: g}, nil)
-	now := time.Unix(1e9, 0)
-	late := now.Add(-time.Second)
 	s.counts.fetching = minInFlight
-	if s.roomToFetch(late, now) {
-		t.Fatalf("ceiling %d, %d in flight: a late budget may start", s.ceiling, s.counts.fetching)
+	if s.roomToFetch() {
+		t.Fatalf("ceiling %d, %d in flight: room for one more", s.ceiling, s.counts.fetching)
 	}
 	g.windows = 2 // two windows with room, and the ceiling held one back
-	if !s.roomToFetch(late, now) {
+	if !s.roomToFetch() {
 		t.Fatal("CPU with room: the ceiling did not grow")
 	}
 	if want := int(minInFlight * 1.25 * 1.25); s.ceiling != want {
@@ -107,33 +80,34 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 	// Windows with room while nothing was held back leave it.
 	s.ceiling, s.ceilingHeld = 500, false
 	g.windows = 3
-	s.heedCPU(now)
+	s.heedCPU()
 	if s.ceiling != 500 {
 		t.Errorf("nothing held back: ceiling %d, want 500", s.ceiling)
 	}
 	// A short CPU: three quarters of what is in flight.
 	s.counts.fetching = 400
 	g.busy, g.windows = true, 1
-	s.heedCPU(now)
+	s.heedCPU()
 	if s.ceiling != 300 {
 		t.Errorf("CPU short, 400 in flight: ceiling %d, want 300", s.ceiling)
 	}
 	s.counts.fetching = 10
 	g.windows = 1
-	s.heedCPU(now)
+	s.heedCPU()
 	if s.ceiling != minInFlight {
 		t.Errorf("CPU short, 10 in flight: ceiling %d, want minInFlight %d", s.ceiling, minInFlight)
 	}
 	// Never past MaxInFlight.
 	s.cfg.MaxInFlight = 100
 	s.ceilingHeld, g.busy, g.windows = true, false, 40
-	s.heedCPU(now)
+	s.heedCPU()
 	if s.ceiling != 100 {
 		t.Errorf("grown past MaxInFlight: ceiling %d", s.ceiling)
 	}
 }
 
-// The runtime's gauge answers once a window, and counts waits.
+// The runtime's account counts goroutines made runnable, and a new gauge
+// has no window ended yet.
 func TestRunnableWaits(t *testing.T) {
 	n0, _ := RunnableWaits()
 	ping := make(chan int)
@@ -153,7 +127,7 @@ func TestRunnableWaits(t *testing.T) {
 		t.Errorf("RunnableWaits: %d waits, %v s", n, sum)
 	}
 	g := NewCPUGauge()
-	if _, w := g.Sample(time.Time{}); w != 0 {
+	if _, w := g.Sample(); w != 0 {
 		t.Errorf("a new gauge says %d windows ended", w)
 	}
 }

@@ -278,7 +278,7 @@ func (s *Scheduler) Run() {
 		s.forgetIdle(now)
 		s.dispatch(now)
 		s.dispatchStore()
-		next, ok := s.nextWake(now)
+		next, ok := s.nextWake()
 		s.wakeAt = time.Time{}
 		if ok {
 			s.wakeAt = next
@@ -337,14 +337,14 @@ func (s *Scheduler) recycle(evs []event) {
 	s.inboxMu.Unlock()
 }
 
-// nextWake is when the dispatcher must look again without news: when the
-// earliest budget due may start (inflight.go), or the earliest lookup to
-// try again.
-func (s *Scheduler) nextWake(now time.Time) (time.Time, bool) {
+// nextWake is when the dispatcher must look again without news: the
+// earliest budget due, while there is room for it (inflight.go), or the
+// earliest lookup to try again.
+func (s *Scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && !s.readerBehind() {
-		next, ok = s.startAt(s.due.first().nextAt, now)
+	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && s.roomToFetch() && !s.readerBehind() {
+		next, ok = s.due.first().nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
 		next, ok = s.relookups[0].retryAt, true
@@ -375,7 +375,7 @@ func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
 		len(s.lookups) > 0 && s.running < s.cfg.MaxInFlight || len(s.storeWork) > 0
 	// A budget due before the dispatcher's timer fires, or due now and
 	// not taken, while the cap leaves room, needs the dispatcher.
-	if next, due := s.nextWake(now); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
+	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
 		wake = true
 	}
 	s.mu.Unlock()

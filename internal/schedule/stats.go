@@ -18,6 +18,8 @@ type Snapshot struct {
 	Need float64
 	// Cap is MaxInFlight, the most requests in flight at once.
 	Cap int
+	// Ceiling is the CPU's bound on them (cpu.go): Cap without a gauge.
+	Ceiling int
 }
 
 // runStats are the counters the scheduler keeps as it goes, so that a
@@ -60,6 +62,10 @@ func (s *Scheduler) snapshot() Snapshot {
 		Traps:     maps.Clone(s.counts.traps),
 		Need:      s.need(),
 		Cap:       s.cfg.MaxInFlight,
+		Ceiling:   s.cfg.MaxInFlight,
+	}
+	if s.cfg.CPU != nil {
+		st.Ceiling = min(s.ceiling, s.cfg.MaxInFlight)
 	}
 	st.Parked = s.pruneParked(s.clk.Now())
 	return st
