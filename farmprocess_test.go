@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,11 @@ const farmProcessIdleEnv = "POLITE_FARM_PROCESS_IDLE"
 // farm process wait that long before it answers any request (Site.Latency),
 // as servers elsewhere take; unset, they answer at once.
 const farmProcessLatencyEnv = "POLITE_FARM_PROCESS_LATENCY"
+
+// farmProcessSlowEnv, when set to "d/n", makes every n-th site of the farm
+// process (b00000.test, then every n-th) wait d before it answers, in place
+// of farmProcessLatencyEnv's wait.
+const farmProcessSlowEnv = "POLITE_FARM_PROCESS_SLOW"
 
 // farmHello is the child's first line: where its hosts are.
 type farmHello struct {
@@ -75,12 +81,28 @@ func TestFarmProcessChild(t *testing.T) {
 		}
 		latency = d
 	}
+	var slow time.Duration
+	slowEvery := 0
+	if v := os.Getenv(farmProcessSlowEnv); v != "" {
+		d, n, _ := strings.Cut(v, "/")
+		var err error
+		if slow, err = time.ParseDuration(d); err != nil {
+			fail(err)
+		}
+		if slowEvery, err = strconv.Atoi(n); err != nil || slowEvery <= 0 {
+			fail(fmt.Errorf("%s=%q: want a duration/n", farmProcessSlowEnv, v))
+		}
+	}
 	if err := fm.ShareOneListener(); err != nil {
 		fail(err)
 	}
 	var hello farmHello
 	for i := range hosts {
-		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("b%05d.test", i), Latency: latency})
+		wait := latency
+		if slowEvery > 0 && i%slowEvery == 0 {
+			wait = slow
+		}
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("b%05d.test", i), Latency: wait})
 		if err != nil {
 			fail(err)
 		}
@@ -131,6 +153,9 @@ func startFarmProcessIdle(tb testing.TB, hosts int, idle time.Duration) *farmPro
 type farmOptions struct {
 	idle    time.Duration // close a connection idle this long; zero: never
 	latency time.Duration // wait before answering each request
+	// slow is what every slowEvery-th site waits instead of latency.
+	slow      time.Duration
+	slowEvery int
 }
 
 // startFarmProcessWith is startFarmProcess with a farm that behaves as
@@ -144,6 +169,9 @@ func startFarmProcessWith(tb testing.TB, hosts int, opt farmOptions) *farmProces
 	}
 	if opt.latency > 0 {
 		cmd.Env = append(cmd.Env, farmProcessLatencyEnv+"="+opt.latency.String())
+	}
+	if opt.slowEvery > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%v/%d", farmProcessSlowEnv, opt.slow, opt.slowEvery))
 	}
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -163,6 +191,16 @@ func startFarmProcessWith(tb testing.TB, hosts int, opt farmOptions) *farmProces
 		tb.Fatalf("farm process: %d hosts, %v (its stderr, if any, is above)", len(p.hello.Names), err)
 	}
 	return p
+}
+
+// slowAddrs are the addresses of the slow sites, every n-th
+// (farmOptions.slowEvery).
+func (p *farmProcess) slowAddrs(n int) map[netip.Addr]bool {
+	slow := make(map[netip.Addr]bool)
+	for i := 0; i < len(p.hello.Addrs); i += n {
+		slow[p.hello.Addrs[i]] = true
+	}
+	return slow
 }
 
 // url is the URL of path on host i.

@@ -5,6 +5,7 @@ package polite
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -58,9 +59,47 @@ func BenchmarkLatency(b *testing.B) {
 			runLatency(b, 10000, 2, farmOptions{latency: time.Second, idle: time.Second})
 		}
 	})
+	// Lookups are work too: every name takes 50 ms to resolve, as real
+	// DNS does, and the hosts already resolved must not wait for the rest.
+	b.Run("latency=200ms,lookup=50ms", func(b *testing.B) {
+		for range b.N {
+			runLatencyWith(b, 10000, 2, farmOptions{latency: 200 * time.Millisecond}, 50*time.Millisecond)
+		}
+	})
+	// Slow hosts cannot starve fast ones: a tenth take 10 s a request,
+	// the rest 100 ms. efficiency_fast and efficiency_slow are each
+	// group's own.
+	b.Run("mix=10s,100ms", func(b *testing.B) {
+		for range b.N {
+			runLatency(b, 10000, 2, farmOptions{latency: 100 * time.Millisecond, slow: 10 * time.Second, slowEvery: 10})
+		}
+	})
+}
+
+// slowResolver answers as its Resolver does, after wait.
+type slowResolver struct {
+	Resolver
+	wait time.Duration
+}
+
+func (r slowResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	t := time.NewTimer(r.wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return r.Resolver.LookupNetIP(ctx, network, host)
 }
 
 func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
+	runLatencyWith(b, hosts, perHost, opt, 0)
+}
+
+// runLatencyWith is runLatency behind a Resolver that takes lookup to
+// answer each name.
+func runLatencyWith(b *testing.B, hosts, perHost int, opt farmOptions, lookup time.Duration) {
 	b.StopTimer()
 	fp := startFarmProcessWith(b, hosts, opt)
 	defer fp.close()
@@ -96,7 +135,11 @@ func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
 	begin := time.Now()
 	waits0, wait0 := schedule.RunnableWaits()
 	var log requestLog
-	f, err := New(Config{Resolver: fp.resolver(), AllowPrivateNetworks: true, Logger: quiet, OnRequest: log.add})
+	var resolver Resolver = fp.resolver()
+	if lookup > 0 {
+		resolver = slowResolver{resolver, lookup}
+	}
+	f, err := New(Config{Resolver: resolver, AllowPrivateNetworks: true, Logger: quiet, OnRequest: log.add})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,6 +178,21 @@ func runLatency(b *testing.B, hosts, perHost int, opt farmOptions) {
 	b.ReportMetric(rate/limit, "efficiency")
 	b.ReportMetric(rate, "requests/s")
 	b.ReportMetric(limit, "limit/s")
+	if opt.slowEvery > 0 {
+		var fast, slow []politetest.Visit
+		slowAddrs := fp.slowAddrs(opt.slowEvery)
+		for _, v := range visits {
+			if slowAddrs[v.Addr] {
+				slow = append(slow, v)
+			} else {
+				fast = append(fast, v)
+			}
+		}
+		r, l, _ := visitRates(fast)
+		b.ReportMetric(r/l, "efficiency_fast")
+		r, l, _ = visitRates(slow)
+		b.ReportMetric(r/l, "efficiency_slow")
+	}
 	b.ReportMetric(float64(rep.Overlaps), "overlaps")
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(float64(failed), "errors")
