@@ -101,7 +101,8 @@ func readWaits(sample []metrics.Sample) (n uint64, sum float64) {
 // heedCPU moves the ceiling by the gauge's latest windows: down to three
 // quarters of the requests in flight when the CPU was short; when it was
 // not, up by a quarter a window if the ceiling held a request back since
-// the last; never below minInFlight, nor past MaxInFlight.
+// the last; never below minInFlight, nor past MaxInFlight. The first time
+// a short CPU holds a request back, the log says so.
 func (s *Scheduler) heedCPU() {
 	if s.cfg.CPU == nil {
 		return
@@ -114,6 +115,11 @@ func (s *Scheduler) heedCPU() {
 	switch {
 	case busy:
 		s.ceiling = max(minInFlight, s.counts.fetching*3/4)
+		if s.ceilingHeld && !s.counts.cpuNoted {
+			s.counts.cpuNoted = true
+			s.cfg.Logger.Info("polite: the CPU is short, and holds back requests that politeness allows",
+				"in_flight", s.counts.fetching, "ceiling", s.ceiling, "need", s.need())
+		}
 	case s.ceilingHeld:
 		grown := float64(s.ceiling) * math.Pow(1.25, float64(windows))
 		s.ceiling = int(min(grown, float64(s.cfg.MaxInFlight)))

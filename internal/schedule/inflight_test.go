@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -65,7 +67,8 @@ func (g *fakeGauge) Sample() (bool, int) {
 // those in flight when the CPU is short.
 func TestCeilingFollowsTheCPU(t *testing.T) {
 	g := &fakeGauge{}
-	s := New(Config{MaxInFlight: 4096, CPU: g}, nil)
+	var logged strings.Builder
+	s := New(Config{MaxInFlight: 4096, CPU: g, Logger: slog.New(slog.NewTextHandler(&logged, nil))}, nil)
 	s.counts.fetching = minInFlight
 	if s.roomToFetch() {
 		t.Fatalf("ceiling %d, %d in flight: room for one more", s.ceiling, s.counts.fetching)
@@ -96,6 +99,14 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 	s.heedCPU()
 	if s.ceiling != minInFlight {
 		t.Errorf("CPU short, 10 in flight: ceiling %d, want minInFlight %d", s.ceiling, minInFlight)
+	}
+	// A short CPU that holds a request back is logged, once.
+	for range 2 {
+		s.ceilingHeld, g.windows = true, 1
+		s.heedCPU()
+	}
+	if n := strings.Count(logged.String(), "the CPU is short"); n != 1 {
+		t.Errorf("%d notices of a short CPU, want 1:\n%s", n, logged.String())
 	}
 	// Never past MaxInFlight.
 	s.cfg.MaxInFlight = 100

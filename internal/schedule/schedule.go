@@ -21,10 +21,11 @@ import (
 // All scheduling state is guarded by one lock, mu. The dispatcher goroutine
 // (Run) takes Add's URLs from an inbox, sleeps on one timer until the
 // earliest budget is due, and hands each job out to a goroutine of its own
-// (Root.Start): as many run as the due budgets need, up to MaxInFlight. A
-// goroutine that ends a job reports it itself, under mu, and takes the
-// next job that is due at once, if there is one, or ends: a busy run's
-// requests follow one another without a hand-off through the dispatcher.
+// (Root.Start): every job due runs, while MaxInFlight and the CPU's
+// ceiling have room (inflight.go, cpu.go). A goroutine that ends a job
+// reports it itself, under mu, and takes the next job that is due at
+// once, if there is one, or ends: a busy run's requests follow one
+// another without a hand-off through the dispatcher.
 // No goroutine per host or URL waiting, and no polling.
 
 // Config is what the scheduler is told, settled by the fetcher: plain values.

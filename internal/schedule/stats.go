@@ -40,8 +40,9 @@ type runStats struct {
 	// above 0 (inflight.go).
 	need    float64
 	needers int
-	// capNoted is set once the log has said the cap holds requests back.
-	capNoted bool
+	// capNoted is set once the log has said the cap holds requests back,
+	// cpuNoted once it has said the CPU does (cpu.go).
+	capNoted, cpuNoted bool
 }
 
 // snapshot reads the scheduler's counters; it runs with the lock held.
