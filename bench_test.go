@@ -96,25 +96,10 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	ctx := context.Background()
 	b.StartTimer()
 	begin := time.Now()
 	waits0, wait0 := schedule.RunnableWaits()
-	for _, u := range urls {
-		if err := f.Add(ctx, u); err != nil {
-			b.Fatal(err)
-		}
-	}
-	failed := 0
-	for range urls {
-		r, err := f.Next(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r.Err != nil {
-			failed++
-		}
-	}
+	failed := crawlAll(b, f, urls)
 	b.StopTimer()
 	f.Close()
 
@@ -122,15 +107,7 @@ func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rep := politetest.ReportOn(visits, restRule(MinRest))
-	rate, limit, lastFirst := visitRates(visits)
-	b.ReportMetric(rate/limit, "efficiency")
-	b.ReportMetric(rate, "requests/s")
-	b.ReportMetric(limit, "limit/s")
-	b.ReportMetric(float64(rep.Overlaps), "overlaps")
-	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
-	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
-	b.ReportMetric(float64(failed), "errors")
+	reportPoliteness(b, visits, begin, failed)
 	reportSchedWait(b, waits0, wait0)
 	reportLoss(b, &log, visits)
 }
@@ -162,4 +139,41 @@ func visitRates(visits []politetest.Visit) (rate, limit float64, lastFirst time.
 		limit += n / ideal.Seconds()
 	}
 	return rate, limit, lastFirst
+}
+
+// crawlAll adds every URL, reads a Result for each, and counts those that
+// failed.
+func crawlAll(b *testing.B, f *Fetcher, urls []string) (failed int) {
+	ctx := context.Background()
+	for _, u := range urls {
+		if err := f.Add(ctx, u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range urls {
+		r, err := f.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Err != nil {
+			failed++
+		}
+	}
+	return failed
+}
+
+// reportPoliteness reports what the farm saw of a crawl begun at begin:
+// the efficiency against the limit (visitRates), the audit's overlaps and
+// short gaps, how long the last address waited for its first request, and
+// the Results that failed.
+func reportPoliteness(b *testing.B, visits []politetest.Visit, begin time.Time, failed int) {
+	rep := politetest.ReportOn(visits, restRule(MinRest))
+	rate, limit, lastFirst := visitRates(visits)
+	b.ReportMetric(rate/limit, "efficiency")
+	b.ReportMetric(rate, "requests/s")
+	b.ReportMetric(limit, "limit/s")
+	b.ReportMetric(float64(rep.Overlaps), "overlaps")
+	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
+	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
+	b.ReportMetric(float64(failed), "errors")
 }

@@ -109,7 +109,6 @@ func runLatencyWith(b *testing.B, hosts, perHost int, opt farmOptions, lookup ti
 			urls = append(urls, fp.url(i, fmt.Sprintf("/p%d", p)))
 		}
 	}
-	ctx := context.Background()
 
 	// The high-water mark starts from what the test binary holds itself.
 	runtime.GC()
@@ -144,21 +143,7 @@ func runLatencyWith(b *testing.B, hosts, perHost int, opt farmOptions, lookup ti
 		b.Fatal(err)
 	}
 	defer f.Close()
-	for _, u := range urls {
-		if err := f.Add(ctx, u); err != nil {
-			b.Fatal(err)
-		}
-	}
-	failed := 0
-	for range urls {
-		r, err := f.Next(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r.Err != nil {
-			failed++
-		}
-	}
+	failed := crawlAll(b, f, urls)
 	elapsed := time.Since(begin)
 	f.Close()
 	b.StopTimer()
@@ -171,13 +156,9 @@ func runLatencyWith(b *testing.B, hosts, perHost int, opt farmOptions, lookup ti
 	if err != nil {
 		b.Fatal(err)
 	}
-	rep := politetest.ReportOn(visits, restRule(MinRest))
-	rate, limit, lastFirst := visitRates(visits)
 	at := peak.atRSS
 	const mib = 1 << 20
-	b.ReportMetric(rate/limit, "efficiency")
-	b.ReportMetric(rate, "requests/s")
-	b.ReportMetric(limit, "limit/s")
+	reportPoliteness(b, visits, begin, failed)
 	if opt.slowEvery > 0 {
 		var fast, slow []politetest.Visit
 		slowAddrs := fp.slowAddrs(opt.slowEvery)
@@ -193,12 +174,8 @@ func runLatencyWith(b *testing.B, hosts, perHost int, opt farmOptions, lookup ti
 		r, l, _ = visitRates(slow)
 		b.ReportMetric(r/l, "efficiency_slow")
 	}
-	b.ReportMetric(float64(rep.Overlaps), "overlaps")
-	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
-	b.ReportMetric(float64(failed), "errors")
 	reportSchedWait(b, waits0, wait0)
 	reportLoss(b, &log, visits)
-	b.ReportMetric(lastFirst.Sub(begin).Seconds(), "startup_s")
 	b.ReportMetric(float64(inFlightPeak(visits)), "inflight_peak")
 	b.ReportMetric(float64(inFlightAt(visits, at.t)), "inflight_at_rss")
 	b.ReportMetric(float64(hwm)/mib, "peak_rss_MiB")
