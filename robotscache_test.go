@@ -291,10 +291,17 @@ func TestUnrestrictedRun(t *testing.T) {
 // end, with the gap since the previous one on the address.
 func TestOnRequestSeesEveryRequest(t *testing.T) {
 	r := newFarmRig(t)
-	h := r.site(politetest.Site{Name: "seen.test", Pages: map[string]politetest.Page{"/r": {Redirect: "/p2"}}})
+	// robots.txt is held until both URLs are added: /p1 is queued before
+	// /r's redirect queues /p2, however the Adds are scheduled.
+	held := make(chan struct{})
+	h := r.site(politetest.Site{Name: "seen.test", Pages: map[string]politetest.Page{
+		"/r":                  {Redirect: "/p2"},
+		politetest.RobotsPath: {Status: 404, Gate: held},
+	}})
 	var seen []polite.RequestEvent
 	r.start(polite.Config{AllowPrivateNetworks: true, OnRequest: func(q polite.RequestEvent) { seen = append(seen, q) }})
 	r.add(r.farm.URL(h, "/r"), r.farm.URL(h, "/p1"))
+	close(held)
 	r.results(2)
 	r.f.Close() // OnRequest runs under the scheduler's lock: read seen once the workers are gone
 	var got []string
