@@ -181,7 +181,7 @@ func (s *Scheduler) noteCap(now time.Time) {
 	if s.counts.capNoted || s.running < s.cfg.MaxInFlight || s.cfg.HoldFetches || s.root.ReaderBehind() {
 		return
 	}
-	if len(s.lookups) == 0 && (len(s.due) == 0 || s.due.first().nextAt.After(now)) {
+	if _, due := s.due.dueAt(now); len(s.lookups) == 0 && !due {
 		return
 	}
 	s.counts.capNoted = true
@@ -190,7 +190,8 @@ func (s *Scheduler) noteCap(now time.Time) {
 }
 
 // next takes the next job due at now: a lookup first (it unblocks
-// budgets), then the budget whose rest ended earliest.
+// budgets), then the budget whose rest ended earliest, a started one
+// before a fresh one (dueQueue).
 func (s *Scheduler) next(now time.Time) (Job, bool) {
 	if len(s.lookups) > 0 {
 		h := s.lookups[0]
@@ -198,8 +199,12 @@ func (s *Scheduler) next(now time.Time) (Job, bool) {
 		s.lookups = s.lookups[1:]
 		return Job{resolve: h}, true
 	}
-	for len(s.due) > 0 && !s.due.first().nextAt.After(now) && !s.cfg.HoldFetches && s.roomToFetch() && !s.readerBehind() {
-		b := s.due.pop()
+	for {
+		b, due := s.due.dueAt(now)
+		if !due || s.cfg.HoldFetches || !s.roomToFetch() || s.readerBehind() {
+			break
+		}
+		s.due.remove(b)
 		// A documented API's own rate, when stricter than the rest,
 		// holds the budget a little longer (R5.5).
 		if lim := b.queue[b.head].host.policy.Limiter; lim != nil {

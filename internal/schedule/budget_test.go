@@ -63,3 +63,34 @@ func TestDueHeapOrder(t *testing.T) {
 		check(step)
 	}
 }
+
+// Of the budgets due, one whose address has answered goes before one
+// waiting for its first request, however long that one has been due: the
+// started budget's rest is what a delay would lengthen (R1.2). A fresh
+// budget is taken when no started one is due, and the earliest of both
+// still sets the dispatcher's timer.
+func TestStartedBudgetsGoFirst(t *testing.T) {
+	start := time.Unix(0, 0)
+	var q dueQueue
+	fresh := &Budget{nextAt: start, index: -1}
+	started := &Budget{nextAt: start.Add(3 * time.Second), lastEnd: start, index: -1}
+	q.push(fresh)
+	q.push(started)
+	if b, _ := q.first(); b != fresh {
+		t.Fatalf("first: the fresh budget, due earliest, should set the timer")
+	}
+	if b, ok := q.dueAt(start.Add(time.Second)); !ok || b != fresh {
+		t.Fatalf("at 1 s only the fresh budget is due: got %v %v", b, ok)
+	}
+	if b, ok := q.dueAt(start.Add(4 * time.Second)); !ok || b != started {
+		t.Fatalf("at 4 s both are due: the started one goes first, got the fresh one")
+	}
+	q.remove(started)
+	if b, ok := q.dueAt(start.Add(4 * time.Second)); !ok || b != fresh || q.len() != 1 {
+		t.Fatalf("with the started one taken, the fresh one is next")
+	}
+	q.clear()
+	if _, ok := q.first(); ok || fresh.index != -1 {
+		t.Fatalf("clear left a budget in the queue")
+	}
+}

@@ -226,10 +226,7 @@ func (s *Scheduler) close() {
 			s.turnAway(b.pop(), ErrClosed)
 		}
 	}
-	for _, e := range s.due {
-		e.b.index = -1
-	}
-	s.due = s.due[:0]
+	s.due.clear()
 	s.closeStoreWork()
 }
 

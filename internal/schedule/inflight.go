@@ -53,7 +53,7 @@ func (s *Scheduler) need() float64 {
 	if s.counts.needers == 0 {
 		return need
 	}
-	unseen := len(s.due) + s.counts.fetching - s.counts.needers
+	unseen := s.due.len() + s.counts.fetching - s.counts.needers
 	return need + float64(max(unseen, 0))*need/float64(s.counts.needers)
 }
 

@@ -30,7 +30,7 @@ func TestNeedIsLittlesLaw(t *testing.T) {
 		t.Errorf("need %v, want 500", got)
 	}
 	for _, b := range due[:300] {
-		s.due.remove(b.index)
+		s.due.remove(b)
 		s.needs(b, time.Second, 5*time.Second)
 	}
 	if s.counts.needers != 0 || s.counts.need != 0 {

@@ -83,7 +83,7 @@ func (s *Scheduler) move(h *host, old *Budget, a netip.Addr) {
 	if nb := h.budget; old.nextAt.After(nb.nextAt) {
 		nb.nextAt = old.nextAt
 		if nb.index >= 0 {
-			s.due.fix(nb.index)
+			s.due.fix(nb)
 		}
 	}
 	for _, t := range s.takeQueued(old, h) {
@@ -133,7 +133,7 @@ func (s *Scheduler) takeQueued(b *Budget, h *host) []*Task {
 	}
 	b.queue, b.head = kept, 0
 	if b.pending() == 0 && b.index >= 0 {
-		s.due.remove(b.index)
+		s.due.remove(b)
 		s.needs(b, 0, 0)
 	}
 	return taken

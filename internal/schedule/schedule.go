@@ -114,7 +114,7 @@ type Scheduler struct {
 	hosts   map[string]*host
 	origins map[string]*origin
 	budgets map[netip.Addr]*Budget
-	due     dueHeap
+	due     dueQueue
 	lookups []*host // hosts waiting for a worker to resolve them
 	// relookups are hosts whose lookup failed for a moment, waiting to
 	// be tried again (R5.2).
@@ -344,8 +344,8 @@ func (s *Scheduler) recycle(evs []event) {
 func (s *Scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if s.running < s.cfg.MaxInFlight && len(s.due) > 0 && s.roomToFetch() && !s.readerBehind() {
-		next, ok = s.due.first().nextAt, true
+	if b, any := s.due.first(); any && s.running < s.cfg.MaxInFlight && s.roomToFetch() && !s.readerBehind() {
+		next, ok = b.nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
 		next, ok = s.relookups[0].retryAt, true

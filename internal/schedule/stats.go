@@ -53,7 +53,7 @@ func (s *Scheduler) snapshot() Snapshot {
 		Hosts:     len(s.hosts) + len(s.stoppedNames),
 		Forgotten: s.counts.forgotten,
 		Active:    s.counts.fetching,
-		Resting:   len(s.due),
+		Resting:   s.due.len(),
 		Stopped:   s.counts.stopped,
 		Queued:    s.counts.admitted - s.counts.finished - s.counts.pagesInFlight,
 		InFlight:  s.counts.fetching,
