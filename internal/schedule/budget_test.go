@@ -45,7 +45,7 @@ func TestDueHeapOrder(t *testing.T) {
 					t.Fatalf("step %d: popped %v while %v waits", step, first.nextAt, b.nextAt)
 				}
 			}
-			if b := h.pop(); b != first || b.index != -1 {
+			if b := h.remove(0); b != first || b.index != -1 {
 				t.Fatalf("step %d: pop gave another budget, or one still indexed", step)
 			}
 			delete(in, first)

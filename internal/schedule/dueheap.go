@@ -23,9 +23,6 @@ func (h *dueHeap) push(b *Budget) {
 // first is the budget due first; the heap must not be empty.
 func (h dueHeap) first() *Budget { return h[0].b }
 
-// pop takes out the budget due first.
-func (h *dueHeap) pop() *Budget { return h.remove(0) }
-
 // remove takes out the budget at index i.
 func (h *dueHeap) remove(i int) *Budget {
 	old := *h
@@ -96,8 +93,10 @@ func (h dueHeap) down(i int) bool {
 // due since its URLs were added, came before the started budgets' pages
 // whose rests had just ended, and those rests grew by the time the rest
 // of the start took (BenchmarkLatency at 200 ms: 10,000 hosts took 4.4 s
-// to start, and the first gaps after robots.txt lost the most). A fresh
-// budget loses nothing of the limit by waiting: it has no rest to keep.
+// to start, and the first gaps after robots.txt lost the most; with
+// started budgets first, efficiency went from 0.962 to 0.978, and behind
+// a Resolver taking 50 ms a name from 0.950 to 0.975). A fresh budget
+// loses nothing of the limit by waiting: it has no rest to keep.
 // A budget stays in one heap while it is in the queue: lastEnd changes
 // only when a request ends, and a budget in flight is in neither.
 type dueQueue struct{ started, fresh dueHeap }
@@ -122,14 +121,12 @@ func (q *dueQueue) len() int { return len(q.started) + len(q.fresh) }
 // first is the budget whose nextAt is earliest, of both heaps.
 func (q *dueQueue) first() (*Budget, bool) {
 	switch {
-	case len(q.started) == 0 && len(q.fresh) == 0:
-		return nil, false
-	case len(q.fresh) == 0:
-		return q.started.first(), true
-	case len(q.started) == 0 || q.fresh[0].at.Before(q.started[0].at):
+	case len(q.fresh) > 0 && (len(q.started) == 0 || q.fresh[0].at.Before(q.started[0].at)):
 		return q.fresh.first(), true
+	case len(q.started) > 0:
+		return q.started.first(), true
 	}
-	return q.started.first(), true
+	return nil, false
 }
 
 // dueAt is the budget to take at now: the started one due first, else

@@ -344,7 +344,7 @@ func (s *Scheduler) recycle(evs []event) {
 func (s *Scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if b, any := s.due.first(); any && s.running < s.cfg.MaxInFlight && s.roomToFetch() && !s.readerBehind() {
+	if b, some := s.due.first(); some && s.running < s.cfg.MaxInFlight && s.roomToFetch() && !s.readerBehind() {
 		next, ok = b.nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
