@@ -74,6 +74,15 @@ type Config struct {
 	RobotsStore RobotsStore
 	HostStore   HostStore
 
+	// Shared, when set, keeps the rules with every process configured
+	// with the same one (package redisshare, on Redis): one request in
+	// flight per address and its rest over all of them (R1, R2), each
+	// robots.txt fetched once (R5.3), a host stopped in one stopped in all
+	// (R3). It keeps robots.txt copies and host records in place of
+	// RobotsStore and HostStore (and Store's). While it cannot be reached
+	// no request is sent.
+	Shared Shared
+
 	// CoolOff raises how long a host stopped by a refusal is left alone
 	// across runs, the first time; it doubles with each further stop
 	// (R3.3). Zero or below: DefaultCoolOff (6 h).
@@ -231,6 +240,7 @@ type settings struct {
 	pages        PageStore   // nil: pages are not kept, requests not conditional (R6)
 	robotsStore  RobotsStore // nil: robots.txt copies last the run
 	hosts        HostStore   // nil: refusals are only logged, host records last the run
+	coordinator  Coordinator // nil: the rules are kept in this process alone
 	coolOff      time.Duration
 }
 
@@ -264,6 +274,9 @@ func (c Config) settle() (settings, error) {
 		if s.hosts == nil {
 			s.hosts = c.Store
 		}
+	}
+	if c.Shared != nil {
+		s.coordinator, s.robotsStore, s.hosts = c.Shared, c.Shared, c.Shared
 	}
 	if err := s.ua.validate(); err != nil {
 		return settings{}, err

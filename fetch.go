@@ -40,7 +40,16 @@ type completion struct {
 // Result is a stored page.
 func (f *Fetcher) fetch(j schedule.Job, rc *requestContexts) *schedule.Completion {
 	t := j.Task()
+	var lease any
+	if f.set.coordinator != nil {
+		turn, withheld := f.take(j)
+		if withheld != nil {
+			return withheld
+		}
+		lease = turn
+	}
 	c := f.request(t, j.Budget(), j.Transport().(*http.Transport), j.LoadCopy(), rc)
+	c.Lease = lease
 	if c.Status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.Status, c.header, c.body, c.End)

@@ -79,6 +79,7 @@ type Fetcher struct {
 	idle       atomic.Int32
 	spare      spareContexts
 	dispatched chan struct{} // closed when the dispatcher has returned
+	shared     sharedState   // the Coordinator's health (Config.Shared)
 }
 
 // hooks are the seams tests reach through: a fake clock, a call when only

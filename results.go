@@ -156,6 +156,13 @@ type Stats struct {
 	// off to three quarters of those in flight then, and grows again by a
 	// quarter every 50 ms the CPU has room; it is at least 64.
 	CPUCeiling int
+	// SharedDown says the Coordinator of Config.Shared did not answer the
+	// last time it was asked: no request is sent until it does. Withheld
+	// counts the requests it did not allow (the address was another
+	// process's, or resting), and SharedErrors its calls that failed.
+	SharedDown   bool
+	Withheld     int
+	SharedErrors int64
 }
 
 // Stats returns a snapshot of the fetcher's work. It asks the scheduling
@@ -166,21 +173,28 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 	if f.sched.Query(reply) {
 		select {
 		case st := <-reply:
-			return publicStats(st), nil
+			return f.withShared(publicStats(st)), nil
 		case <-f.dispatched:
 		case <-ctx.Done():
 			return Stats{}, ctx.Err()
 		}
 	}
 	<-f.dispatched
-	return publicStats(f.sched.Final()), nil
+	return f.withShared(publicStats(f.sched.Final())), nil
+}
+
+// withShared adds the Coordinator's health to st.
+func (f *Fetcher) withShared(st Stats) Stats {
+	st.SharedDown, st.SharedErrors = f.shared.down.Load(), f.shared.errors.Load()
+	return st
 }
 
 // publicStats tells a scheduler's snapshot as the public Stats.
 func publicStats(sn schedule.Snapshot) Stats {
 	st := Stats{Hosts: sn.Hosts, Active: sn.Active, Resting: sn.Resting, Stopped: sn.Stopped,
 		Parked: sn.Parked, Queued: sn.Queued, InFlight: sn.InFlight, Requests: sn.Requests,
-		Bytes: sn.Bytes, Forgotten: sn.Forgotten, InFlightNeed: sn.Need, MaxInFlight: sn.Cap, CPUCeiling: sn.Ceiling}
+		Bytes: sn.Bytes, Forgotten: sn.Forgotten, InFlightNeed: sn.Need, MaxInFlight: sn.Cap, CPUCeiling: sn.Ceiling,
+		Withheld: sn.Withheld}
 	if sn.Refusals != nil {
 		st.Refusals = make(map[StopKind]int, len(sn.Refusals))
 		for k, n := range sn.Refusals {

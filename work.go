@@ -26,7 +26,11 @@ func (f *Fetcher) work(j schedule.Job) {
 			if name := j.Lookup(); name != "" {
 				j, more = f.sched.Report(f.resolve(j, name, ctxs.lookup), nil)
 			} else {
-				j, more = f.sched.Report(nil, f.fetch(j, ctxs.request))
+				c := f.fetch(j, ctxs.request)
+				j, more = f.sched.Report(nil, c)
+				if c.Lease != nil {
+					f.giveBack(c)
+				}
 			}
 		}
 		if f.idle.Add(1) > idleWorkers {

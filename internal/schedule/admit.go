@@ -44,6 +44,9 @@ func (j Job) Budget() *Budget { return j.budget }
 // LoadCopy reports whether the request loads its page's stored copy itself.
 func (j Job) LoadCopy() bool { return j.loadCopy }
 
+// Floor is the floor of the rest after the request (R2.1): its budget's.
+func (j Job) Floor() time.Duration { return j.budget.floor }
+
 // Transport is the transport chosen for the request as it was handed out.
 func (j Job) Transport() any { return j.transport }
 

@@ -46,6 +46,22 @@ type Completion struct {
 	RedirectErr                  error
 	// Payload is the fetcher's own, given back with the task's End.
 	Payload any
+
+	// Withheld: no request was made, because the coordinator other
+	// processes share (shared.go) did not give the address: it is taken
+	// or resting until Wait from now, or its host was stopped by another
+	// process (Elsewhere, the cause), or its origin's robots.txt was
+	// fetched by another (RobotsElsewhere).
+	Withheld        bool
+	Wait            time.Duration
+	Elsewhere       error
+	RobotsElsewhere bool
+	// Lease is the coordinator's lease the request held, nil without
+	// one: the budget stays held until the worker has given it back with
+	// SharedRest, the rest the scheduler set (a park's whole wait), and
+	// called Released.
+	Lease      any
+	SharedRest time.Duration
 }
 
 // Meaning is what a response means to the scheduler.
@@ -71,9 +87,13 @@ type End struct {
 // (R2), measured from the end of the response (R1.3), stops or parks what
 // must be (R2.4, R3), then follows a redirect or delivers the result.
 func (s *Scheduler) completed(c *Completion) {
+	if c.Withheld {
+		s.withheld(c)
+		return
+	}
 	b, t := c.Budget, c.Task
 	h := t.host
-	b.busy = false
+	b.busy = c.Lease != nil // until Released
 	s.counts.fetching--
 	if t.robots == nil {
 		s.counts.pagesInFlight--
@@ -104,6 +124,10 @@ func (s *Scheduler) completed(c *Completion) {
 	}
 	rest := pacing.RestAfter(pacing.Policy{Floor: b.floor, Factor: s.cfg.Pacing.Factor}, o)
 	b.nextAt = c.End.Add(rest.Wait)
+	c.SharedRest = rest.Wait
+	if b.parkedUntil.After(b.nextAt) {
+		c.SharedRest = b.parkedUntil.Sub(c.End) // every process waits the park out
+	}
 
 	s.observe(c, b, rest)
 	switch {

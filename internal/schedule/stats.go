@@ -20,6 +20,9 @@ type Snapshot struct {
 	Cap int
 	// Ceiling is the CPU's bound on them (cpu.go): Cap without a gauge.
 	Ceiling int
+	// Withheld counts the requests a shared coordinator did not allow
+	// (shared.go): the address was another process's, or resting.
+	Withheld int
 }
 
 // runStats are the counters the scheduler keeps as it goes, so that a
@@ -36,6 +39,7 @@ type runStats struct {
 	pagesInFlight int
 	stopped       int // hosts stopped, in this run or cooling off from an earlier one
 	forgotten     int // hosts forgotten after a robots period idle (forget.go)
+	withheld      int // requests the coordinator did not allow (shared.go)
 	// need sums the budgets' need (Budget.need), needers counts those
 	// above 0 (inflight.go).
 	need    float64
@@ -64,6 +68,7 @@ func (s *Scheduler) snapshot() Snapshot {
 		Need:      s.need(),
 		Cap:       s.cfg.MaxInFlight,
 		Ceiling:   s.cfg.MaxInFlight,
+		Withheld:  s.counts.withheld,
 	}
 	if s.cfg.CPU != nil {
 		st.Ceiling = min(s.ceiling, s.cfg.MaxInFlight)

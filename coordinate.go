@@ -1,0 +1,98 @@
+package polite
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/politecrawler/polite/internal/pacing"
+	"github.com/politecrawler/polite/internal/schedule"
+)
+
+// The worker's side of Config.Shared (see internal/schedule's shared.go):
+// the address is taken before each request, and given back with its rest
+// after the response.
+
+const (
+	// leaseMargin is how much longer than Config.Timeout a lease lasts:
+	// the request has ended, one way or the other, before it does.
+	leaseMargin = 5 * time.Second
+	// coordinatorTimeout bounds one call to the Coordinator.
+	coordinatorTimeout = 2 * time.Second
+	// coordinatorRetry is how long a budget waits after a Take that
+	// failed before it asks again (fail closed: no request meanwhile).
+	coordinatorRetry = time.Second
+)
+
+// sharedState is what the fetcher knows of its Coordinator's health.
+type sharedState struct {
+	down   atomic.Bool  // the last Take failed
+	errors atomic.Int64 // Takes and Rests that failed
+}
+
+// take asks the Coordinator for a request job's address. It returns the
+// granted Turn, or the completion to report in place of the request.
+func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
+	t, b := j.Task(), j.Budget()
+	ask := Ask{Addr: b.Addr(), Host: t.Host(), Lease: f.set.timeout + leaseMargin,
+		LeaseRest: max(f.set.pacing.Floor, pacing.BackoffAfter(1, f.set.maxBackoff, 1)), Floor: j.Floor()}
+	if t.Robots() {
+		ask.Origin = t.Origin()
+	}
+	ctx, cancel := context.WithTimeout(f.ctx, coordinatorTimeout)
+	turn, err := f.set.coordinator.Take(ctx, ask)
+	cancel()
+	f.noteCoordinator(err)
+	if err == nil && turn.Granted {
+		return turn, nil
+	}
+	c := &schedule.Completion{Task: t, Budget: b, Withheld: true}
+	switch {
+	case err != nil:
+		c.Wait = coordinatorRetry
+	case turn.Stopped != "":
+		c.Elsewhere = fmt.Errorf("%w: %s", ErrStoppedElsewhere, turn.Stopped)
+	case turn.Robots:
+		c.RobotsElsewhere = true
+	default:
+		c.Wait = turn.Wait
+	}
+	return turn, c
+}
+
+// giveBack tells the Coordinator the rest of a request that held its
+// lease, then releases the budget. It is sent even as the fetcher
+// closes: a lease left to end by itself rests the address as after a
+// failure, for every process.
+func (f *Fetcher) giveBack(c *schedule.Completion) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), coordinatorTimeout)
+	err := f.set.coordinator.Rest(ctx, c.Lease.(Turn), c.SharedRest)
+	cancel()
+	if err != nil {
+		f.shared.errors.Add(1)
+		f.set.logger.Warn("polite: coordinator: giving an address back failed; its lease ends by itself",
+			"address", c.Budget.Addr(), "err", err)
+	}
+	f.sched.Released(c.Budget)
+}
+
+// noteCoordinator keeps the Coordinator's health after a Take, and logs
+// when it stops answering and when it answers again.
+func (f *Fetcher) noteCoordinator(err error) {
+	if err != nil && f.ctx.Err() != nil {
+		return // closing: the call was cancelled
+	}
+	if err != nil {
+		f.shared.errors.Add(1)
+	}
+	if was := f.shared.down.Swap(err != nil); was == (err != nil) {
+		return
+	}
+	if err != nil {
+		f.set.logger.Warn("polite: coordinator unreachable; no request is sent until it answers",
+			"err", fmt.Errorf("%w: %w", ErrCoordinator, err))
+		return
+	}
+	f.set.logger.Info("polite: coordinator answers again; requests resume")
+}
