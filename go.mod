@@ -3,6 +3,7 @@ module github.com/politecrawler/polite
 go 1.26.0
 
 require (
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/temoto/robotstxt v1.1.2
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/net v0.62.0
@@ -10,6 +11,8 @@ require (
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

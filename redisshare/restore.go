@@ -1,0 +1,121 @@
+package redisshare
+
+import (
+	"context"
+	"time"
+)
+
+// restoreBatch bounds the addresses written back in one call.
+const restoreBatch = 500
+
+// watch looks, every watchEvery while this process holds a lease or
+// knows a rest not yet over, whether Redis lost its data (its epoch
+// changed), and writes back what it knows when it did, within Grace.
+func (s *Shared) watch() {
+	defer s.wg.Done()
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.lost:
+		case <-tick.C:
+			if !s.prune() {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), watchEvery)
+			e, err := s.currentEpoch(ctx)
+			cancel()
+			if err != nil {
+				continue // unreachable: nothing is granted meanwhile either
+			}
+			s.mu.Lock()
+			same := e == s.epoch
+			s.mu.Unlock()
+			if same {
+				continue
+			}
+		}
+		s.restore()
+	}
+}
+
+// prune forgets what is over, and reports whether anything is left.
+func (s *Shared) prune() bool {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, k := range s.known {
+		if !k.leaseEnds.After(now) && !k.restEnds.After(now) {
+			delete(s.known, key)
+		}
+	}
+	return len(s.known) > 0
+}
+
+// restore writes back the leases and rests this process knows, under the
+// epoch Redis has now, which it takes up as the one seen. A server found
+// empty gets its epoch here if no Take made it first, so what is written
+// lands within its Grace.
+func (s *Shared) restore() {
+	ctx, cancel := context.WithTimeout(context.Background(), Grace)
+	defer cancel()
+	e, err := s.currentEpoch(ctx)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	old := s.epoch
+	s.epoch = e
+	var batches []batch
+	b := batch{keys: []string{s.epochKey()}, args: []any{e}}
+	for key, k := range s.known {
+		switch {
+		case k.leaseEnds.After(now):
+			b.add(key, "l", k.token, k.leaseEnds.Sub(now), k.lrest)
+		case k.restEnds.After(now):
+			b.add(key, "r", 0, k.restEnds.Sub(now), 0)
+		}
+		if len(b.keys) > restoreBatch {
+			batches = append(batches, b)
+			b = batch{keys: []string{s.epochKey()}, args: []any{e}}
+		}
+	}
+	if len(b.keys) > 1 {
+		batches = append(batches, b)
+	}
+	s.mu.Unlock()
+	if old == e {
+		return
+	}
+	n := 0
+	for _, b := range batches {
+		s.calls.Add(1)
+		if err := restoreScript.Run(ctx, s.rdb, b.keys, b.args...).Err(); err != nil {
+			s.logger.Warn("redisshare: writing back leases and rests failed", "err", err)
+			return
+		}
+		n += len(b.keys) - 1
+	}
+	s.logger.Warn("redisshare: Redis lost its data; leases and rests written back", "addresses", n, "epoch", e)
+}
+
+// currentEpoch is Redis's epoch, made now if it is missing.
+func (s *Shared) currentEpoch(ctx context.Context) (string, error) {
+	s.calls.Add(1)
+	return epochScript.Run(ctx, s.rdb, []string{s.epochKey()}).Text()
+}
+
+// batch is one restoreScript call's keys and arguments.
+type batch struct {
+	keys []string
+	args []any
+}
+
+// add puts one address in the batch; the time left is rounded up.
+func (b *batch) add(key, kind string, token int64, left, lrest time.Duration) {
+	b.keys = append(b.keys, key)
+	b.args = append(b.args, kind, token, left.Milliseconds()+1, lrest.Milliseconds())
+}

@@ -1,0 +1,103 @@
+package redisshare_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/redistest"
+	"github.com/politecrawler/polite/politetest"
+	"github.com/politecrawler/polite/redisshare"
+	"github.com/redis/go-redis/v9"
+)
+
+// Fetchers that share one Redis, against the farm: what the servers saw
+// over all of them. Redis keeps time by its own clock, so these runs take
+// real rests (3 s each), few of them.
+
+// sharedFetcher is a Fetcher whose Config.Shared is a Shared on srv.
+func sharedFetcher(t *testing.T, srv *redistest.Server, farm *politetest.Farm) (*polite.Fetcher, *redisshare.Shared) {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	sh := redisshare.New(rdb, redisshare.Options{})
+	f, err := polite.New(polite.Config{Shared: sh, Resolver: farm.Resolver(), AllowPrivateNetworks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(); sh.Close(); rdb.Close() })
+	return f, sh
+}
+
+// drain adds urls and reads every Result, failing on an error of the
+// fetcher (not of a URL).
+func drain(t *testing.T, f *polite.Fetcher, urls []string) []*polite.Result {
+	t.Helper()
+	ctx := context.Background()
+	for _, u := range urls {
+		if err := f.Add(ctx, u); err != nil {
+			t.Error(err)
+		}
+	}
+	var out []*polite.Result
+	for r, err := range f.Results(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// R1 and R2 over two fetchers given the same URLs: one request at a time
+// per address and the 3 s floor between any two, whoever sent them, and
+// each robots.txt fetched once (R5.3).
+func TestTwoFetchersOneRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	farm := politetest.Start(t, politetest.Hosts(10)...)
+	var urls []string
+	for i := range 10 {
+		urls = append(urls, farm.URL(fmt.Sprintf("host%d.test", i+1), "/page"))
+	}
+	a, _ := sharedFetcher(t, srv, farm)
+	b, _ := sharedFetcher(t, srv, farm)
+	done := make(chan []*polite.Result)
+	go func() { done <- drain(t, b, urls) }()
+	ra := drain(t, a, urls)
+	rb := <-done
+	for _, rs := range [][]*polite.Result{ra, rb} {
+		if len(rs) != len(urls) {
+			t.Fatalf("%d Results, want one per URL added (%d)", len(rs), len(urls))
+		}
+		for _, r := range rs {
+			if r.Err != nil || r.Status != 200 {
+				t.Errorf("%s: %d %v", r.URL, r.Status, r.Err)
+			}
+		}
+	}
+	rep := farm.Audit().Report(politetest.AtLeast(polite.MinRest))
+	if !rep.Polite() {
+		t.Errorf("the farm saw, over both fetchers: %v", rep)
+	}
+	for i := range 10 {
+		host := fmt.Sprintf("host%d.test", i+1)
+		robots, pages := 0, 0
+		for _, v := range farm.Audit().VisitsTo(host) {
+			switch v.Path {
+			case politetest.RobotsPath:
+				robots++
+			case "/page":
+				pages++
+			}
+		}
+		if robots != 1 || pages != 2 {
+			t.Errorf("%s saw robots.txt %d times and /page %d times, want 1 and 2", host, robots, pages)
+		}
+	}
+	if testing.Verbose() {
+		t0 := farm.Audit().Visits()[0].Start
+		for _, v := range farm.Audit().Visits() {
+			t.Logf("%6.2f %s %s %s", v.Start.Sub(t0).Seconds(), v.Addr, v.Host, v.Path)
+		}
+	}
+}
