@@ -1,0 +1,268 @@
+package redisshare_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/politetest"
+	"github.com/politecrawler/polite/redisshare"
+	"github.com/redis/go-redis/v9"
+)
+
+// Processes for the tests that claim the rules hold across processes: the
+// test binary again, as a farm (TestFarmChild) or as a fetcher
+// (TestFetcherChild), told its part by the environment. The farm serves
+// every host through one listener and keeps the audit over all the
+// fetchers; a fetcher prints each Result as a JSON line.
+
+const (
+	roleEnv    = "REDISSHARE_TEST_ROLE"
+	hostsEnv   = "REDISSHARE_TEST_HOSTS"
+	redisEnv   = "REDISSHARE_TEST_REDIS"
+	farmEnv    = "REDISSHARE_TEST_FARM"
+	urlsEnv    = "REDISSHARE_TEST_URLS"
+	timeoutEnv = "REDISSHARE_TEST_TIMEOUT"
+)
+
+// Paths every farm host scripts besides its default pages.
+const (
+	hangPath   = "/hang"      // never finishes: a request held in flight
+	refusePath = "/forbidden" // 403: the host stops (R3.1)
+)
+
+// farmHello is the farm child's first line: where its hosts are.
+type farmHello struct {
+	Port  int
+	Names []string
+	Addrs []netip.Addr
+}
+
+// TestFarmChild is the farm process. After its hello it answers each
+// line on its standard input: "visits", with the visits so far as JSON;
+// "entered", once a request to hangPath has begun, with "entered".
+func TestFarmChild(t *testing.T) {
+	if os.Getenv(roleEnv) != "farm" {
+		t.Skip("the farm process of the tests across processes")
+	}
+	fail := func(err error) { fmt.Fprintln(os.Stderr, "farm process:", err); os.Exit(1) }
+	n, _ := strconv.Atoi(os.Getenv(hostsEnv))
+	fm := politetest.New(nil)
+	defer fm.Close()
+	if err := fm.ShareOneListener(); err != nil {
+		fail(err)
+	}
+	entered := make(chan string, 64)
+	var hello farmHello
+	for i := range n {
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Pages: map[string]politetest.Page{
+			hangPath:   {Hang: true, Entered: entered},
+			refusePath: {Status: 403},
+		}})
+		if err != nil {
+			fail(err)
+		}
+		hello.Names, hello.Addrs, hello.Port = append(hello.Names, s.Name), append(hello.Addrs, s.Addr), fm.Port(s.Addr)
+	}
+	out := json.NewEncoder(os.Stdout)
+	if err := out.Encode(hello); err != nil {
+		fail(err)
+	}
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		switch in.Text() {
+		case "visits":
+			vs := fm.Audit().Visits()
+			for i := range vs {
+				vs[i].Header = nil
+			}
+			if err := out.Encode(vs); err != nil {
+				fail(err)
+			}
+		case "entered":
+			<-entered
+			out.Encode("entered")
+		}
+	}
+}
+
+// farmChild is the parent's handle on the farm process.
+type farmChild struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *json.Decoder
+	hello farmHello
+}
+
+func startFarm(t *testing.T, hosts int) *farmChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmChild$")
+	cmd.Env = append(os.Environ(), roleEnv+"=farm", hostsEnv+"="+strconv.Itoa(hosts))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fc := &farmChild{cmd: cmd, in: in, out: json.NewDecoder(stdout)}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	if err := fc.out.Decode(&fc.hello); err != nil {
+		t.Fatalf("farm process: %v", err)
+	}
+	return fc
+}
+
+// url is a URL of the i-th host.
+func (fc *farmChild) url(i int, path string) string {
+	return fmt.Sprintf("http://%s:%d%s", fc.hello.Names[i], fc.hello.Port, path)
+}
+
+// visits are the requests the farm saw, over every fetcher.
+func (fc *farmChild) visits(t *testing.T) []politetest.Visit {
+	t.Helper()
+	var vs []politetest.Visit
+	if _, err := io.WriteString(fc.in, "visits\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fc.out.Decode(&vs); err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+// awaitEntered returns once a request to hangPath is in the farm's handler.
+func (fc *farmChild) awaitEntered(t *testing.T) {
+	t.Helper()
+	io.WriteString(fc.in, "entered\n")
+	var s string
+	if err := fc.out.Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// outcome is one Result as a fetcher process prints it.
+type outcome struct {
+	URL    string
+	Status int
+	Err    string
+}
+
+// TestFetcherChild is a fetcher process: a Fetcher whose Config.Shared is
+// on the Redis of redisEnv, resolving the farm's names, given the URLs of
+// the file urlsEnv names; it prints each Result as JSON.
+func TestFetcherChild(t *testing.T) {
+	if os.Getenv(roleEnv) != "fetcher" {
+		t.Skip("a fetcher process of the tests across processes")
+	}
+	fail := func(err error) { fmt.Fprintln(os.Stderr, "fetcher process:", err); os.Exit(1) }
+	var hello farmHello
+	if err := json.Unmarshal([]byte(os.Getenv(farmEnv)), &hello); err != nil {
+		fail(err)
+	}
+	names := make(map[string]netip.Addr, len(hello.Names))
+	for i, n := range hello.Names {
+		names[n] = hello.Addrs[i]
+	}
+	raw, err := os.ReadFile(os.Getenv(urlsEnv))
+	if err != nil {
+		fail(err)
+	}
+	timeout, _ := time.ParseDuration(os.Getenv(timeoutEnv))
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(redisEnv)})
+	sh := redisshare.New(rdb, redisshare.Options{})
+	f, err := polite.New(polite.Config{Shared: sh, Resolver: politetest.NewResolver(names),
+		AllowPrivateNetworks: true, Timeout: timeout})
+	if err != nil {
+		fail(err)
+	}
+	ctx := context.Background()
+	for _, u := range strings.Fields(string(raw)) {
+		if err := f.Add(ctx, u); err != nil {
+			fail(err)
+		}
+	}
+	out := json.NewEncoder(os.Stdout)
+	for r, err := range f.Results(ctx) {
+		if err != nil {
+			fail(err)
+		}
+		o := outcome{URL: r.URL, Status: r.Status}
+		if r.Err != nil {
+			o.Err = r.Err.Error()
+		}
+		out.Encode(o)
+	}
+	f.Close()
+	sh.Close()
+}
+
+// fetcherChild is the parent's handle on a fetcher process.
+type fetcherChild struct {
+	cmd  *exec.Cmd
+	out  *json.Decoder
+	done chan []outcome
+}
+
+// startFetcher starts a fetcher process given urls, with Config.Timeout
+// timeout (zero: the default).
+func startFetcher(t *testing.T, redisAddr string, fc *farmChild, urls []string, timeout time.Duration) *fetcherChild {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "urls")
+	if err := os.WriteFile(file, []byte(strings.Join(urls, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hello, _ := json.Marshal(fc.hello)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFetcherChild$")
+	cmd.Env = append(os.Environ(), roleEnv+"=fetcher", redisEnv+"="+redisAddr, farmEnv+"="+string(hello),
+		urlsEnv+"="+file, timeoutEnv+"="+timeout.String())
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &fetcherChild{cmd: cmd, out: json.NewDecoder(stdout), done: make(chan []outcome, 1)}
+	go func() {
+		var os []outcome
+		for {
+			var o outcome
+			if err := p.out.Decode(&o); err != nil {
+				break
+			}
+			os = append(os, o)
+		}
+		p.done <- os
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return p
+}
+
+// wait returns the process's outcomes once it has ended, failing the test
+// if it did not end well.
+func (p *fetcherChild) wait(t *testing.T) []outcome {
+	t.Helper()
+	os := <-p.done
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("fetcher process: %v", err)
+	}
+	return os
+}
