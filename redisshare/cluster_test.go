@@ -71,7 +71,7 @@ func answered(t *testing.T, got []outcome, urls []string) {
 func TestFourProcessesShareFiveHundredHosts(t *testing.T) {
 	const hosts, procs = 500, 4
 	srv := redistest.Start(t)
-	fc := startFarm(t, hosts)
+	fc := startFarm(t, hosts, 0)
 	urls := urlsOf(fc, hosts, "/page")
 	var ps []*fetcherChild
 	for range procs {

@@ -34,6 +34,7 @@ const (
 	farmEnv    = "REDISSHARE_TEST_FARM"
 	urlsEnv    = "REDISSHARE_TEST_URLS"
 	timeoutEnv = "REDISSHARE_TEST_TIMEOUT"
+	latencyEnv = "REDISSHARE_TEST_LATENCY"
 )
 
 // Paths every farm host scripts besides its default pages.
@@ -51,13 +52,15 @@ type farmHello struct {
 
 // TestFarmChild is the farm process. After its hello it answers each
 // line on its standard input: "visits", with the visits so far as JSON;
-// "entered", once a request to hangPath has begun, with "entered".
+// "entered", once a request to hangPath has begun, with "entered"; "seen
+// N", once N requests have begun, with N.
 func TestFarmChild(t *testing.T) {
 	if os.Getenv(roleEnv) != "farm" {
 		t.Skip("the farm process of the tests across processes")
 	}
 	fail := func(err error) { fmt.Fprintln(os.Stderr, "farm process:", err); os.Exit(1) }
 	n, _ := strconv.Atoi(os.Getenv(hostsEnv))
+	latency, _ := time.ParseDuration(os.Getenv(latencyEnv))
 	fm := politetest.New(nil)
 	defer fm.Close()
 	if err := fm.ShareOneListener(); err != nil {
@@ -66,7 +69,7 @@ func TestFarmChild(t *testing.T) {
 	entered := make(chan string, 64)
 	var hello farmHello
 	for i := range n {
-		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Pages: map[string]politetest.Page{
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Latency: latency, Pages: map[string]politetest.Page{
 			hangPath:   {Hang: true, Entered: entered},
 			refusePath: {Status: 403},
 		}})
@@ -93,6 +96,15 @@ func TestFarmChild(t *testing.T) {
 		case "entered":
 			<-entered
 			out.Encode("entered")
+		default:
+			var n int
+			if _, err := fmt.Sscanf(in.Text(), "seen %d", &n); err != nil {
+				fail(fmt.Errorf("unknown command %q", in.Text()))
+			}
+			for len(fm.Audit().Visits()) < n {
+				time.Sleep(5 * time.Millisecond) // an event, not a rule: the run's progress
+			}
+			out.Encode(n)
 		}
 	}
 }
@@ -105,10 +117,12 @@ type farmChild struct {
 	hello farmHello
 }
 
-func startFarm(t *testing.T, hosts int) *farmChild {
+// startFarm starts a farm process of hosts sites, h0000.test on, each
+// waiting latency before it answers.
+func startFarm(t *testing.T, hosts int, latency time.Duration) *farmChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmChild$")
-	cmd.Env = append(os.Environ(), roleEnv+"=farm", hostsEnv+"="+strconv.Itoa(hosts))
+	cmd.Env = append(os.Environ(), roleEnv+"=farm", hostsEnv+"="+strconv.Itoa(hosts), latencyEnv+"="+latency.String())
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -157,6 +171,16 @@ func (fc *farmChild) awaitEntered(t *testing.T) {
 	}
 }
 
+// awaitSeen returns once the farm has seen n requests begin.
+func (fc *farmChild) awaitSeen(t *testing.T, n int) {
+	t.Helper()
+	fmt.Fprintf(fc.in, "seen %d\n", n)
+	var got int
+	if err := fc.out.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // outcome is one Result as a fetcher process prints it.
 type outcome struct {
 	URL    string
@@ -185,6 +209,7 @@ func TestFetcherChild(t *testing.T) {
 		fail(err)
 	}
 	timeout, _ := time.ParseDuration(os.Getenv(timeoutEnv))
+	redis.SetLogger(quiet{}) // the outages the tests make are the point
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(redisEnv)})
 	sh := redisshare.New(rdb, redisshare.Options{})
 	f, err := polite.New(polite.Config{Shared: sh, Resolver: politetest.NewResolver(names),
@@ -266,3 +291,8 @@ func (p *fetcherChild) wait(t *testing.T) []outcome {
 	}
 	return os
 }
+
+// quiet is a go-redis logger that says nothing.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}

@@ -79,12 +79,14 @@ type Shared struct {
 
 // knownAt is what a Shared remembers of one address, to write back if
 // Redis loses its data: a lease it holds, and the end of its last rest,
-// on this machine's monotonic clock.
+// on this machine's monotonic clock; owed says the give-back of the lease
+// did not reach Redis, and is sent again while the lease lasts.
 type knownAt struct {
 	token     int64
-	leaseEnds time.Time // zero when no lease is held
+	leaseEnds time.Time // zero once given back
 	lrest     time.Duration
 	restEnds  time.Time
+	owed      bool
 }
 
 // New returns a Shared on rdb, which the caller keeps and closes after
@@ -163,7 +165,7 @@ func (s *Shared) Take(ctx context.Context, ask polite.Ask) (polite.Turn, error) 
 	case "granted":
 		turn.Granted, turn.Token = true, n
 		s.remember(key, func(k *knownAt) {
-			k.token, k.leaseEnds, k.lrest = n, time.Now().Add(ask.Lease), ask.LeaseRest
+			k.token, k.leaseEnds, k.lrest, k.owed = n, time.Now().Add(ask.Lease), ask.LeaseRest, false
 		})
 	case "wait":
 		turn.Wait = time.Duration(n) * time.Millisecond
@@ -182,23 +184,37 @@ func (s *Shared) Take(ctx context.Context, ask polite.Ask) (polite.Turn, error) 
 
 // Rest gives back a granted Turn: the address rests rest from now, by
 // Redis's clock (polite.Coordinator). A Turn whose lease ended and went
-// on to another changes nothing.
+// on to another changes nothing. A give-back that fails is sent again,
+// with what is left of the rest, once Redis answers, while the lease
+// lasts: the address need not wait for the lease's end.
 func (s *Shared) Rest(ctx context.Context, turn polite.Turn, rest time.Duration) error {
 	if s.isClosed() {
 		return ErrClosed
 	}
 	key := s.addrKey(turn.Addr)
+	s.remember(key, func(k *knownAt) { k.restEnds = time.Now().Add(rest) })
+	err := s.giveBack(ctx, key, turn.Token, rest)
 	s.remember(key, func(k *knownAt) {
 		if k.token == turn.Token {
-			k.leaseEnds = time.Time{}
+			k.owed = err != nil
+			if err == nil {
+				k.leaseEnds = time.Time{}
+			}
 		}
-		k.restEnds = time.Now().Add(rest)
 	})
-	s.calls.Add(1)
-	r, err := restScript.Run(ctx, s.rdb, []string{key, s.epochKey()},
-		strconv.FormatInt(turn.Token, 10), rest.Milliseconds()).Slice()
 	if err != nil {
 		return fmt.Errorf("redisshare: rest %s: %w", turn.Addr, err)
+	}
+	return nil
+}
+
+// giveBack runs restScript for a lease's token.
+func (s *Shared) giveBack(ctx context.Context, key string, token int64, rest time.Duration) error {
+	s.calls.Add(1)
+	r, err := restScript.Run(ctx, s.rdb, []string{key, s.epochKey()},
+		strconv.FormatInt(token, 10), rest.Milliseconds()).Slice()
+	if err != nil {
+		return err
 	}
 	if len(r) == 2 {
 		s.sawEpoch(fmt.Sprint(r[1]))

@@ -24,6 +24,7 @@ func (s *Shared) watch() {
 			if !s.prune() {
 				continue
 			}
+			s.payOwed()
 			ctx, cancel := context.WithTimeout(context.Background(), watchEvery)
 			e, err := s.currentEpoch(ctx)
 			cancel()
@@ -52,6 +53,38 @@ func (s *Shared) prune() bool {
 		}
 	}
 	return len(s.known) > 0
+}
+
+// payOwed sends again the give-backs that did not reach Redis, with what
+// is left of their rests, while their leases last.
+func (s *Shared) payOwed() {
+	type owed struct {
+		key   string
+		token int64
+		rest  time.Duration
+	}
+	now := time.Now()
+	var due []owed
+	s.mu.Lock()
+	for key, k := range s.known {
+		if k.owed && k.leaseEnds.After(now) {
+			due = append(due, owed{key, k.token, max(k.restEnds.Sub(now), 0)})
+		}
+	}
+	s.mu.Unlock()
+	for _, o := range due {
+		ctx, cancel := context.WithTimeout(context.Background(), watchEvery)
+		err := s.giveBack(ctx, o.key, o.token, o.rest)
+		cancel()
+		if err != nil {
+			return // still unreachable
+		}
+		s.remember(o.key, func(k *knownAt) {
+			if k.token == o.token {
+				k.owed, k.leaseEnds = false, time.Time{}
+			}
+		})
+	}
 }
 
 // restore writes back the leases and rests this process knows, under the

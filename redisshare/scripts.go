@@ -72,13 +72,16 @@ return {'granted', tok, epoch}
 `)
 
 // restScript: KEYS address, epoch; ARGV token, rest. Replies {applied
-// (1 or 0), epoch}: 0 when the token is not the lease in force (the lease
-// ended and the address went on, or the data was lost).
+// (1 or 0), epoch}: 0 when another token holds the address (the lease
+// ended and the address went on). An address with no key (the data was
+// lost, or the key ended long after the lease) takes the rest: a rest
+// added is never less polite.
 var restScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local epoch = redis.call('GET', KEYS[2]) or ''
-if redis.call('HGET', KEYS[1], 'held') ~= ARGV[1] then
+local held = redis.call('HGET', KEYS[1], 'held')
+if held and held ~= ARGV[1] then
   return {0, epoch}
 end
 local due = math.max(now + tonumber(ARGV[2]), tonumber(redis.call('HGET', KEYS[1], 'due')) or 0)

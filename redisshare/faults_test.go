@@ -1,0 +1,146 @@
+package redisshare_test
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/redistest"
+	"github.com/politecrawler/polite/politetest"
+)
+
+// Faults across processes: a process killed mid-request, Redis stopped,
+// Redis restarted without its data, a refusal in one process. The farm's
+// audit over every process says what the servers saw. These run on real
+// time (Redis keeps its own); the fetchers' Timeout is 2 s, so a lease
+// lasts 7 s.
+
+const faultTimeout = 2 * time.Second
+
+// A process killed while its request is in flight leaves the address to
+// no one until the lease ends (Timeout + 5 s), and then rests it as after
+// a failure (10 s) before another process may ask it.
+func TestKilledMidRequest(t *testing.T) {
+	srv := redistest.Start(t)
+	fc := startFarm(t, 1, 0)
+	dead := startFetcher(t, srv.Addr(), fc, []string{fc.url(0, hangPath)}, faultTimeout)
+	fc.awaitEntered(t)
+	dead.cmd.Process.Signal(syscall.SIGKILL)
+	dead.cmd.Wait()
+	next := startFetcher(t, srv.Addr(), fc, []string{fc.url(0, "/page")}, faultTimeout)
+	answered(t, next.wait(t), []string{fc.url(0, "/page")})
+
+	vs := fc.visits(t)
+	report(t, vs)
+	var hang, page *politetest.Visit
+	for i, v := range vs {
+		switch v.Path {
+		case hangPath:
+			hang = &vs[i]
+		case "/page":
+			page = &vs[i]
+		}
+	}
+	if hang == nil || page == nil {
+		t.Fatalf("visits %v: want the killed request and the next", vs)
+	}
+	// The lease was granted just before the killed request began.
+	want := faultTimeout + 5*time.Second + 10*time.Second - 200*time.Millisecond
+	if gap := page.Start.Sub(hang.Start); gap < want {
+		t.Errorf("the next request came %v after the killed one began, want at least %v (lease, then a failure's rest)", gap, want)
+	}
+}
+
+// twoProcesses runs two fetchers on the same 40 hosts' two pages, each
+// answered in 500 ms, so that a fetcher often asks for an address while
+// the other's request to it is in flight; calls fault once the farm has
+// seen 60 requests begin, robots.txt and pages in flight; and checks the whole
+// run as the farm saw it: no overlap, no gap below the floor, every URL
+// answered, and robots.txt once per host unless the fault lost the copies.
+func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Server, fc *farmChild)) []politetest.Visit {
+	t.Helper()
+	const hosts = 40
+	srv := redistest.Start(t)
+	fc := startFarm(t, hosts, 500*time.Millisecond)
+	urls := append(urlsOf(fc, hosts, "/page"), urlsOf(fc, hosts, "/page2")...)
+	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout)
+	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout)
+	fc.awaitSeen(t, hosts+hosts/2)
+	fault(srv, fc)
+	answered(t, a.wait(t), urls)
+	answered(t, b.wait(t), urls)
+	vs := fc.visits(t)
+	report(t, vs)
+	if !lostCopies {
+		robotsOnce(t, vs, hosts)
+	}
+	return vs
+}
+
+// Fail closed: while Redis is down for 10 s no request is sent, and when
+// it is back every URL is answered.
+func TestRedisStoppedTenSeconds(t *testing.T) {
+	var stopped, back time.Time
+	vs := twoProcesses(t, false, func(srv *redistest.Server, fc *farmChild) {
+		srv.Stop()
+		stopped = time.Now()
+		time.Sleep(10 * time.Second) // the outage itself, not a rule's wait
+		back = time.Now()
+		srv.Restart()
+	})
+	// A Take granted as Redis went down may start its request just after.
+	for _, v := range vs {
+		if v.Start.After(stopped.Add(500*time.Millisecond)) && v.Start.Before(back) {
+			t.Errorf("%s %s began %v into Redis's outage: nothing may be sent while it is down",
+				v.Host, v.Path, v.Start.Sub(stopped))
+		}
+	}
+}
+
+// A Redis that restarts without its data costs a rest, never an overlap
+// or a short gap: the processes write back their leases and rests within
+// its grace. (The robots.txt copies went with the data: a process that
+// had not read one yet asks the site again.)
+func TestRedisRestartedEmpty(t *testing.T) {
+	twoProcesses(t, true, func(srv *redistest.Server, fc *farmChild) {
+		srv.Kill()
+		srv.Restart()
+	})
+}
+
+// R3 shared: a 403 met by one of four processes stops the host in all
+// before their next request to it: the host sees its robots.txt and the
+// one request refused, nothing after.
+func TestRefusalStopsHostEverywhere(t *testing.T) {
+	srv := redistest.Start(t)
+	fc := startFarm(t, 3, 0)
+	urls := []string{fc.url(0, refusePath), fc.url(0, "/page"), fc.url(1, "/page"), fc.url(2, "/page")}
+	var ps []*fetcherChild
+	for range 4 {
+		ps = append(ps, startFetcher(t, srv.Addr(), fc, urls, faultTimeout))
+	}
+	for _, p := range ps {
+		got := p.wait(t)
+		if len(got) != len(urls) {
+			t.Errorf("%d Results, want %d", len(got), len(urls))
+		}
+		for _, o := range got {
+			refusedHost := strings.Contains(o.URL, fc.hello.Names[0])
+			if refusedHost != (o.Err != "") {
+				t.Errorf("%s: %d %q", o.URL, o.Status, o.Err)
+			}
+		}
+	}
+	vs := fc.visits(t)
+	report(t, vs)
+	var paths []string
+	for _, v := range vs {
+		if v.Host == fc.hello.Names[0] {
+			paths = append(paths, v.Path)
+		}
+	}
+	if strings.Join(paths, " ") != politetest.RobotsPath+" "+refusePath {
+		t.Errorf("the refused host saw %v, want its robots.txt and the refused request only", paths)
+	}
+}
