@@ -35,6 +35,7 @@ const (
 	urlsEnv    = "REDISSHARE_TEST_URLS"
 	timeoutEnv = "REDISSHARE_TEST_TIMEOUT"
 	latencyEnv = "REDISSHARE_TEST_LATENCY"
+	aloneEnv   = "REDISSHARE_TEST_ALONE" // set: no Config.Shared, the process alone
 )
 
 // Paths every farm host scripts besides its default pages.
@@ -119,7 +120,7 @@ type farmChild struct {
 
 // startFarm starts a farm process of hosts sites, h0000.test on, each
 // waiting latency before it answers.
-func startFarm(t *testing.T, hosts int, latency time.Duration) *farmChild {
+func startFarm(t testing.TB, hosts int, latency time.Duration) *farmChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmChild$")
 	cmd.Env = append(os.Environ(), roleEnv+"=farm", hostsEnv+"="+strconv.Itoa(hosts), latencyEnv+"="+latency.String())
@@ -149,7 +150,7 @@ func (fc *farmChild) url(i int, path string) string {
 }
 
 // visits are the requests the farm saw, over every fetcher.
-func (fc *farmChild) visits(t *testing.T) []politetest.Visit {
+func (fc *farmChild) visits(t testing.TB) []politetest.Visit {
 	t.Helper()
 	var vs []politetest.Visit
 	if _, err := io.WriteString(fc.in, "visits\n"); err != nil {
@@ -181,11 +182,16 @@ func (fc *farmChild) awaitSeen(t *testing.T, n int) {
 	}
 }
 
-// outcome is one Result as a fetcher process prints it.
+// outcome is one Result as a fetcher process prints it; the last line
+// is its Final count of Redis calls and requests instead.
 type outcome struct {
 	URL    string
 	Status int
 	Err    string
+
+	Final    bool
+	Calls    int64
+	Requests int
 }
 
 // TestFetcherChild is a fetcher process: a Fetcher whose Config.Shared is
@@ -212,8 +218,12 @@ func TestFetcherChild(t *testing.T) {
 	redis.SetLogger(quiet{}) // the outages the tests make are the point
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(redisEnv)})
 	sh := redisshare.New(rdb, redisshare.Options{})
-	f, err := polite.New(polite.Config{Shared: sh, Resolver: politetest.NewResolver(names),
-		AllowPrivateNetworks: true, Timeout: timeout})
+	cfg := polite.Config{Shared: sh, Resolver: politetest.NewResolver(names),
+		AllowPrivateNetworks: true, Timeout: timeout}
+	if os.Getenv(aloneEnv) != "" {
+		cfg.Shared = nil
+	}
+	f, err := polite.New(cfg)
 	if err != nil {
 		fail(err)
 	}
@@ -234,20 +244,26 @@ func TestFetcherChild(t *testing.T) {
 		}
 		out.Encode(o)
 	}
+	st, err := f.Stats(ctx)
+	if err != nil {
+		fail(err)
+	}
 	f.Close()
 	sh.Close()
+	out.Encode(outcome{Final: true, Calls: sh.Calls(), Requests: st.Requests})
 }
 
 // fetcherChild is the parent's handle on a fetcher process.
 type fetcherChild struct {
-	cmd  *exec.Cmd
-	out  *json.Decoder
-	done chan []outcome
+	cmd   *exec.Cmd
+	out   *json.Decoder
+	done  chan []outcome
+	final outcome // its last line, once wait returned
 }
 
 // startFetcher starts a fetcher process given urls, with Config.Timeout
 // timeout (zero: the default).
-func startFetcher(t *testing.T, redisAddr string, fc *farmChild, urls []string, timeout time.Duration) *fetcherChild {
+func startFetcher(t testing.TB, redisAddr string, fc *farmChild, urls []string, timeout time.Duration, env ...string) *fetcherChild {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "urls")
 	if err := os.WriteFile(file, []byte(strings.Join(urls, "\n")), 0o600); err != nil {
@@ -257,6 +273,7 @@ func startFetcher(t *testing.T, redisAddr string, fc *farmChild, urls []string, 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFetcherChild$")
 	cmd.Env = append(os.Environ(), roleEnv+"=fetcher", redisEnv+"="+redisAddr, farmEnv+"="+string(hello),
 		urlsEnv+"="+file, timeoutEnv+"="+timeout.String())
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -273,6 +290,10 @@ func startFetcher(t *testing.T, redisAddr string, fc *farmChild, urls []string, 
 			if err := p.out.Decode(&o); err != nil {
 				break
 			}
+			if o.Final {
+				p.final = o
+				continue
+			}
 			os = append(os, o)
 		}
 		p.done <- os
@@ -283,7 +304,7 @@ func startFetcher(t *testing.T, redisAddr string, fc *farmChild, urls []string, 
 
 // wait returns the process's outcomes once it has ended, failing the test
 // if it did not end well.
-func (p *fetcherChild) wait(t *testing.T) []outcome {
+func (p *fetcherChild) wait(t testing.TB) []outcome {
 	t.Helper()
 	os := <-p.done
 	if err := p.cmd.Wait(); err != nil {
