@@ -22,6 +22,7 @@ import (
 // data in; Restart starts it again on the same port.
 type Server struct {
 	tb   testing.TB
+	args []string
 	bin  string
 	dir  string
 	port int
@@ -31,8 +32,9 @@ type Server struct {
 
 // Start starts a redis-server that keeps its data in an append-only file
 // written at every command, so a Stop and a Start lose nothing, and
-// stops it at the test's end.
-func Start(tb testing.TB) *Server {
+// stops it at the test's end. args are more of redis-server's options,
+// which override those (such as "--appendfsync", "everysec").
+func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -47,7 +49,7 @@ func Start(tb testing.TB) *Server {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), port: port}
+	s := &Server{tb: tb, args: args, bin: bin, dir: tb.TempDir(), port: port}
 	s.Restart()
 	tb.Cleanup(func() { s.Stop() })
 	return s
@@ -69,6 +71,7 @@ func (s *Server) Restart() {
 	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--dir", s.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
 		"--protected-mode", "no", "--daemonize", "no", "--logfile", "")
+	cmd.Args = append(cmd.Args, s.args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		s.tb.Fatal(err)
@@ -125,4 +128,12 @@ func (s *Server) end(sig syscall.Signal) {
 	s.cmd.Process.Signal(sig)
 	<-s.exit
 	s.cmd = nil
+}
+
+// Pid is the server process's id; 0 when it is not running.
+func (s *Server) Pid() int {
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
 }
