@@ -60,7 +60,7 @@ func BenchmarkShared(b *testing.B) {
 func reportRun(b *testing.B, fc *farmChild, ps []*fetcherChild) {
 	var cpu time.Duration
 	var calls int64
-	var requests, failed int
+	var requests, withheld, failed int
 	for _, p := range ps {
 		for _, o := range p.wait(b) {
 			if o.Err != "" {
@@ -70,6 +70,7 @@ func reportRun(b *testing.B, fc *farmChild, ps []*fetcherChild) {
 		cpu += p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
 		calls += p.final.Calls
 		requests += p.final.Requests
+		withheld += p.final.Withheld
 	}
 	vs := fc.visits(b)
 	rep := politetest.ReportOn(vs, func(prev politetest.Visit) time.Duration { return restAfter(prev.End.Sub(prev.Start)) })
@@ -81,6 +82,10 @@ func reportRun(b *testing.B, fc *farmChild, ps []*fetcherChild) {
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(float64(failed), "errors")
 	b.ReportMetric(float64(calls)/float64(requests), "redis_calls/request")
+	// Of those: a Take and a Rest per request, a Take per one withheld,
+	// and the rest records (host, robots.txt) and the watch.
+	b.ReportMetric(float64(withheld)/float64(requests), "withheld/request")
+	b.ReportMetric(float64(calls-2*int64(requests)-int64(withheld))/float64(requests), "other_calls/request")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(requests), "cpu_µs/request")
 	late := lateness(vs)
 	b.ReportMetric(float64(late[len(late)/2].Milliseconds()), "late_p50_ms")

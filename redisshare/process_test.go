@@ -192,6 +192,7 @@ type outcome struct {
 	Final    bool
 	Calls    int64
 	Requests int
+	Withheld int // Takes not granted: the address was another's, or resting
 }
 
 // TestFetcherChild is a fetcher process: a Fetcher whose Config.Shared is
@@ -250,7 +251,7 @@ func TestFetcherChild(t *testing.T) {
 	}
 	f.Close()
 	sh.Close()
-	out.Encode(outcome{Final: true, Calls: sh.Calls(), Requests: st.Requests})
+	out.Encode(outcome{Final: true, Calls: sh.Calls(), Requests: st.Requests, Withheld: st.Withheld})
 }
 
 // fetcherChild is the parent's handle on a fetcher process.
