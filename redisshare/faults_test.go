@@ -58,7 +58,7 @@ func TestKilledMidRequest(t *testing.T) {
 // seen 60 requests begin, robots.txt and pages in flight; and checks the whole
 // run as the farm saw it: no overlap, no gap below the floor, every URL
 // answered, and robots.txt once per host unless the fault lost the copies.
-func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Server, fc *farmChild)) []politetest.Visit {
+func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Server, fc *farmChild)) ([]politetest.Visit, []*fetcherChild) {
 	t.Helper()
 	const hosts = 40
 	srv := redistest.Start(t)
@@ -75,14 +75,14 @@ func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Serve
 	if !lostCopies {
 		robotsOnce(t, vs, hosts)
 	}
-	return vs
+	return vs, []*fetcherChild{a, b}
 }
 
 // Fail closed: while Redis is down for 10 s no request is sent, and when
 // it is back every URL is answered.
 func TestRedisStoppedTenSeconds(t *testing.T) {
 	var stopped, back time.Time
-	vs := twoProcesses(t, false, func(srv *redistest.Server, fc *farmChild) {
+	vs, ps := twoProcesses(t, false, func(srv *redistest.Server, fc *farmChild) {
 		srv.Stop()
 		stopped = time.Now()
 		time.Sleep(10 * time.Second) // the outage itself, not a rule's wait
@@ -96,6 +96,11 @@ func TestRedisStoppedTenSeconds(t *testing.T) {
 				v.Host, v.Path, v.Start.Sub(stopped))
 		}
 	}
+	for _, p := range ps {
+		if p.final.SharedErrors == 0 {
+			t.Errorf("a process's Stats.SharedErrors is 0 after a 10 s outage")
+		}
+	}
 }
 
 // A Redis that restarts without its data costs a rest, never an overlap
@@ -103,7 +108,7 @@ func TestRedisStoppedTenSeconds(t *testing.T) {
 // its grace. (The robots.txt copies went with the data: a process that
 // had not read one yet asks the site again.)
 func TestRedisRestartedEmpty(t *testing.T) {
-	twoProcesses(t, true, func(srv *redistest.Server, fc *farmChild) {
+	_, _ = twoProcesses(t, true, func(srv *redistest.Server, fc *farmChild) {
 		srv.Kill()
 		srv.Restart()
 	})
@@ -142,5 +147,27 @@ func TestRefusalStopsHostEverywhere(t *testing.T) {
 	}
 	if strings.Join(paths, " ") != politetest.RobotsPath+" "+refusePath {
 		t.Errorf("the refused host saw %v, want its robots.txt and the refused request only", paths)
+	}
+}
+
+// R2.4 shared: a Retry-After beyond the horizon that one process met
+// parks the address in another, whose URL comes back parked, unasked.
+func TestParkShared(t *testing.T) {
+	srv := redistest.Start(t)
+	fc := startFarm(t, 1, 0)
+	first := startFetcher(t, srv.Addr(), fc, []string{fc.url(0, busyPath)}, faultTimeout)
+	if got := first.wait(t); len(got) != 1 || got[0].Status != 503 {
+		t.Fatalf("the process that met the Retry-After: %+v, want its 503", got)
+	}
+	second := startFetcher(t, srv.Addr(), fc, []string{fc.url(0, "/page")}, faultTimeout)
+	if got := second.wait(t); len(got) != 1 || !got[0].Parked {
+		t.Errorf("another process's URL of the parked address: %+v, want it parked", got)
+	}
+	var paths []string
+	for _, v := range fc.visits(t) {
+		paths = append(paths, v.Path)
+	}
+	if strings.Join(paths, " ") != politetest.RobotsPath+" "+busyPath {
+		t.Errorf("the parked host saw %v, want its robots.txt and the request answered 503", paths)
 	}
 }

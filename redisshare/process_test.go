@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -42,6 +44,7 @@ const (
 const (
 	hangPath   = "/hang"      // never finishes: a request held in flight
 	refusePath = "/forbidden" // 403: the host stops (R3.1)
+	busyPath   = "/busy"      // 503, Retry-After 2 h: beyond the horizon, a park (R2.4)
 )
 
 // farmHello is the farm child's first line: where its hosts are.
@@ -73,6 +76,7 @@ func TestFarmChild(t *testing.T) {
 		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Latency: latency, Pages: map[string]politetest.Page{
 			hangPath:   {Hang: true, Entered: entered},
 			refusePath: {Status: 403},
+			busyPath:   {Status: 503, Header: http.Header{"Retry-After": {"7200"}}},
 		}})
 		if err != nil {
 			fail(err)
@@ -188,11 +192,14 @@ type outcome struct {
 	URL    string
 	Status int
 	Err    string
+	Parked bool // errors.Is(Err, polite.ErrParked)
 
 	Final    bool
 	Calls    int64
 	Requests int
 	Withheld int // Takes not granted: the address was another's, or resting
+	// SharedErrors counts its calls to Redis that failed (Stats).
+	SharedErrors int64
 }
 
 // TestFetcherChild is a fetcher process: a Fetcher whose Config.Shared is
@@ -241,7 +248,7 @@ func TestFetcherChild(t *testing.T) {
 		}
 		o := outcome{URL: r.URL, Status: r.Status}
 		if r.Err != nil {
-			o.Err = r.Err.Error()
+			o.Err, o.Parked = r.Err.Error(), errors.Is(r.Err, polite.ErrParked)
 		}
 		out.Encode(o)
 	}
@@ -251,7 +258,8 @@ func TestFetcherChild(t *testing.T) {
 	}
 	f.Close()
 	sh.Close()
-	out.Encode(outcome{Final: true, Calls: sh.Calls(), Requests: st.Requests, Withheld: st.Withheld})
+	out.Encode(outcome{Final: true, Calls: sh.Calls(), Requests: st.Requests, Withheld: st.Withheld,
+		SharedErrors: st.SharedErrors})
 }
 
 // fetcherChild is the parent's handle on a fetcher process.
