@@ -25,6 +25,16 @@ func newShared(t *testing.T, srv *redistest.Server) (*Shared, *redis.Client) {
 	return s, rdb
 }
 
+// twoShared is two processes' Shareds on one fresh server, past its grace.
+func twoShared(t *testing.T) (a, b *Shared, rdb *redis.Client) {
+	t.Helper()
+	srv := redistest.Start(t)
+	a, rdb = newShared(t, srv)
+	b, _ = newShared(t, srv)
+	pastGrace(t, rdb)
+	return a, b, rdb
+}
+
 // pastGrace dates the epoch back, as a server up for a while.
 func pastGrace(t *testing.T, rdb *redis.Client) {
 	t.Helper()
@@ -61,10 +71,7 @@ func TestFreshServerHoldsAddressesForGrace(t *testing.T) {
 // R1 over processes: a second process cannot take an address held by a
 // first, until the lease's end; after Rest, not before the rest's end.
 func TestTakeRestOverTwoProcesses(t *testing.T) {
-	srv := redistest.Start(t)
-	a, rdb := newShared(t, srv)
-	b, _ := newShared(t, srv)
-	pastGrace(t, rdb)
+	a, b, _ := twoShared(t)
 
 	first := take(t, a, ask("a.test"))
 	if !first.Granted || first.Token <= 0 {
@@ -87,10 +94,7 @@ func TestTakeRestOverTwoProcesses(t *testing.T) {
 // after a failure (LeaseRest); the holder's late Rest, its token no longer
 // in force once another took the address, changes nothing.
 func TestLeaseEndsAndLateRestIsFenced(t *testing.T) {
-	srv := redistest.Start(t)
-	a, rdb := newShared(t, srv)
-	b, _ := newShared(t, srv)
-	pastGrace(t, rdb)
+	a, b, rdb := twoShared(t)
 	ctx := context.Background()
 	key := a.addrKey(addr1)
 
@@ -128,10 +132,7 @@ func TestLeaseEndsAndLateRestIsFenced(t *testing.T) {
 // R3 shared: a host record with a cool-off, as a stop saves it, stops the
 // host for every process at its next Take.
 func TestStopSharedAtTake(t *testing.T) {
-	srv := redistest.Start(t)
-	a, rdb := newShared(t, srv)
-	b, _ := newShared(t, srv)
-	pastGrace(t, rdb)
+	a, b, _ := twoShared(t)
 	err := a.SaveHost(polite.HostRecord{Host: "a.test", Stops: 1, CoolOffUntil: time.Now().Add(6 * time.Hour), LastReason: "403 Forbidden"})
 	if err != nil {
 		t.Fatal(err)
@@ -148,10 +149,7 @@ func TestStopSharedAtTake(t *testing.T) {
 // R5.3 shared: a robots.txt request finds the copy another process saved
 // within the robots period.
 func TestRobotsCopyFromElsewhere(t *testing.T) {
-	srv := redistest.Start(t)
-	a, rdb := newShared(t, srv)
-	b, _ := newShared(t, srv)
-	pastGrace(t, rdb)
+	a, b, _ := twoShared(t)
 	robots := ask("a.test")
 	robots.Origin = "http://a.test:80"
 	if turn := take(t, b, robots); !turn.Granted {
