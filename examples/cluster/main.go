@@ -16,6 +16,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,12 +115,13 @@ func run(w io.Writer, redisAddr string, hosts, fetchers int) error {
 	fmt.Fprintf(w, "redis %s; %d hosts; %d fetcher processes, each given the same %d URLs\n", redisAddr, hosts, fetchers, len(urls))
 	start := time.Now()
 	var procs []*exec.Cmd
-	for range fetchers {
+	outs := make([]bytes.Buffer, fetchers) // each its own: the processes end in any order
+	for i := range fetchers {
 		p := exec.Command(os.Args[0], "-redis", redisAddr)
 		p.Env = append(os.Environ(), roleEnv+"=fetcher")
 		p.Stderr = os.Stderr
 		in, _ := p.StdinPipe()
-		p.Stdout = w
+		p.Stdout = &outs[i]
 		if err := p.Start(); err != nil {
 			return err
 		}
@@ -130,8 +132,9 @@ func run(w io.Writer, redisAddr string, hosts, fetchers int) error {
 		in.Close()
 	}
 	var errs []error
-	for _, p := range procs {
+	for i, p := range procs {
 		errs = append(errs, p.Wait())
+		w.Write(outs[i].Bytes())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("fetcher: %w", err)
