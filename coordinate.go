@@ -37,7 +37,7 @@ func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 	t, b := j.Task(), j.Budget()
 	ask := Ask{Addr: b.Addr(), Host: t.Host(), Lease: f.set.timeout + leaseMargin,
 		LeaseRest: max(f.set.pacing.Floor, pacing.BackoffAfter(1, f.set.maxBackoff, 1)), Floor: j.Floor()}
-	if t.Robots() {
+	if t.RobotsElsewhere() {
 		ask.Origin = t.Origin()
 	}
 	ctx, cancel := context.WithTimeout(f.ctx, coordinatorTimeout)

@@ -28,7 +28,11 @@ type origin struct {
 	fetching bool // a robots.txt task is queued, resolving or in flight
 	// recalling: its stored copy is being loaded (store.go).
 	recalling bool
-	waiting   []*Task // pages held until the rules are known
+	// fromElsewhere: a coordinator said another process had just
+	// fetched it, and its copy was asked (shared.go); until that copy is
+	// taken up, the next robots.txt request does not ask again.
+	fromElsewhere bool
+	waiting       []*Task // pages held until the rules are known
 }
 
 // OriginKey is scheme://host:port, lower-case, the port always written.
@@ -149,6 +153,9 @@ func (s *Scheduler) robotsRecalled(o *origin, a *StoreAnswer) {
 	o.recalling = false
 	if a.Err != nil {
 		s.cfg.Logger.Warn("polite: store: loading robots.txt", "origin", o.key, "err", a.Err)
+	}
+	if a.Err == nil && a.Found && s.clk.Now().Before(a.Robots.Fetched.Add(RobotsMaxAge)) {
+		o.fromElsewhere = false // taken up: a later refresh may come from elsewhere too
 	}
 	if a.Err == nil && a.Found {
 		rec := a.Robots

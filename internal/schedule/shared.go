@@ -40,6 +40,7 @@ func (s *Scheduler) withheld(c *Completion) {
 		o := t.robots
 		o.fetching = false
 		o.recalling = true
+		o.fromElsewhere = true
 		s.askStore(StoreJob{origin: o})
 	case c.Wait > s.cfg.Horizon:
 		b.parkedUntil = now.Add(c.Wait)

@@ -97,6 +97,12 @@ func (t *Task) setURL(u string) {
 // Robots reports whether the task is the fetcher's own robots.txt request.
 func (t *Task) Robots() bool { return t.robots != nil }
 
+// RobotsElsewhere reports whether a robots.txt task may be answered by a
+// copy another process has just fetched: not while the last such copy is
+// still being taken up, nor after it was found stale here (the clocks of
+// two machines disagree): then this process fetches it itself.
+func (t *Task) RobotsElsewhere() bool { return t.robots != nil && !t.robots.fromElsewhere }
+
 // Origin is the origin key of a robots.txt task (scheme://host:port).
 func (t *Task) Origin() string { return t.robots.key }
 
