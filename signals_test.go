@@ -200,7 +200,8 @@ func TestPreference(t *testing.T) {
 // comes out keeps its promises.
 func FuzzHTMLPass(f *testing.F) {
 	files, _ := filepath.Glob("testdata/pages/*.html")
-	for _, file := range files {
+	shells, _ := filepath.Glob("testdata/shells/*.html")
+	for _, file := range append(files, shells...) {
 		if b, err := os.ReadFile(file); err == nil {
 			f.Add(b, "https://example.com/"+filepath.Base(file))
 		}
@@ -234,6 +235,11 @@ func FuzzHTMLPass(f *testing.F) {
 		}
 		if p.Refresh != "" && !strings.HasPrefix(p.Refresh, "http") {
 			t.Errorf("refresh %q", p.Refresh)
+		}
+		switch p.Shell.Mount {
+		case "", "#root", "#app", "#__next", "#__nuxt", "#___gatsby", "<app-root>", "[ng-app]":
+		default:
+			t.Errorf("mount %q", p.Shell.Mount)
 		}
 		if !htmlpass.MayHaveMeta(body) && (len(p.Meta) != 0 || p.Refresh != "") {
 			t.Errorf("MayHaveMeta false, the pass found %v %q", p.Meta, p.Refresh)

@@ -76,6 +76,8 @@ type Page struct {
 	// Base is the URL relative links were resolved against: the page URL,
 	// or the first <base href>. "" when there was neither.
 	Base string
+	// Shell is what the page shows of being built by script.
+	Shell Shell
 
 	// Read is how many bytes of the body were read; Truncated is set when
 	// the body was longer than MaxInput and the rest was not read.
@@ -158,6 +160,8 @@ type pass struct {
 	linkIndex           map[string]int // resolved URL → index in Links
 	hrefIndex           map[string]int // href as written → index in Links, or -1
 	linkBytes           int
+	shell               shellWatch
+	noscript            bool // the raw text that may come next is a <noscript>'s
 }
 
 // The kinds of raw-text element: those whose content the Tokenizer returns
@@ -240,6 +244,15 @@ func (p *pass) run(body []byte, countOnly bool) {
 		tt := z.Next()
 		kind := raw
 		raw = rawNone
+		noscript := p.noscript
+		p.noscript = false
+		if p.shell.pending != "" && !countOnly {
+			var name []byte
+			if tt == html.EndTagToken {
+				name = tagName(z.Raw(), &buf)
+			}
+			p.shellNext(z, tt, name)
+		}
 		switch tt {
 		case html.ErrorToken:
 			return // io.EOF: the body is read
@@ -248,6 +261,10 @@ func (p *pass) run(body []byte, countOnly bool) {
 				continue
 			}
 			switch kind {
+			case rawHidden:
+				if noscript && !countOnly {
+					p.noscriptText(z.Text())
+				}
 			case rawNone:
 				p.text.write(z.Text(), p.pre > 0)
 			case rawShown:
@@ -270,6 +287,7 @@ func (p *pass) run(body []byte, countOnly bool) {
 				continue
 			}
 			if raw = rawKind(name); raw != rawNone {
+				p.noscript = string(name) == "noscript"
 				// The Tokenizer reads the content as text even for "<script/>",
 				// as browsers do.
 				if raw == rawShown {
@@ -296,6 +314,10 @@ func (p *pass) run(body []byte, countOnly bool) {
 			case "a", "area", "link", "base", "meta":
 				if !countOnly {
 					p.element(z, name)
+				}
+			default:
+				if !countOnly {
+					p.shellStart(z, tt, name)
 				}
 			}
 			if isBlock(name) {
