@@ -35,8 +35,7 @@ type sharedState struct {
 // granted Turn, or the completion to report in place of the request.
 func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 	t, b := j.Task(), j.Budget()
-	ask := Ask{Addr: b.Addr(), Host: t.Host(), Lease: f.set.timeout + leaseMargin,
-		LeaseRest: max(f.set.pacing.Floor, pacing.BackoffAfter(1, f.set.maxBackoff, 1)), Floor: j.Floor()}
+	ask := Ask{Addr: b.Addr(), Host: t.Host(), Lease: f.set.timeout + leaseMargin, LeaseRest: leaseRest(j, f.set.maxBackoff), Floor: j.Floor()}
 	if t.RobotsElsewhere() {
 		ask.Origin = t.Origin()
 	}
@@ -59,6 +58,15 @@ func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 		c.Wait = turn.Wait
 	}
 	return turn, c
+}
+
+// leaseRest is the rest after a lease that ended without a give-back:
+// the rest after a failure of a request that lasted the whole lease. That
+// is the longest of the budget's floor (R2.1, R2.6), its Crawl-delay
+// (R2.3), 5 × the duration at its cap (R2.2), and the first failure's
+// backoff at its top (R2.5).
+func leaseRest(j schedule.Job, maxBackoff time.Duration) time.Duration {
+	return max(j.Floor(), j.CrawlDelay(), DurationRestCap, pacing.BackoffAfter(1, maxBackoff, 1))
 }
 
 // giveBack tells the Coordinator the rest of a request that held its

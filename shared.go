@@ -30,7 +30,7 @@ type Coordinator interface {
 	Take(ctx context.Context, ask Ask) (Turn, error)
 	// Rest gives back a Turn that was granted: the address rests rest
 	// from now, by the coordinator's clock. A Rest whose lease ended,
-	// and was taken by another since, changes nothing (a fencing token).
+	// and was granted to another since, changes nothing (a fencing token).
 	Rest(ctx context.Context, turn Turn, rest time.Duration) error
 }
 
@@ -44,8 +44,9 @@ type Ask struct {
 	// Lease is how long the address is the caller's at most: longer
 	// than the request may take (Config.Timeout).
 	Lease time.Duration
-	// LeaseRest is the rest after a lease that ended without Rest: at
-	// least the rest after a failure (R2.5).
+	// LeaseRest is the rest after a lease that ended without Rest: the
+	// rest after a failure of a request that lasted the whole lease
+	// (R2.2's cap, 30 s, or the floor or Crawl-delay if longer).
 	LeaseRest time.Duration
 	// Floor is the least rest that follows any request to the address
 	// (R2.1): while another holds it, it cannot be free again sooner, so
@@ -74,6 +75,7 @@ type Turn struct {
 // another process sharing the Coordinator stopped (R3).
 var ErrStoppedElsewhere = errors.New("polite: host stopped by another process")
 
-// ErrCoordinator wraps what a Coordinator's Take returned when it failed:
-// no request is sent while it does (Stats.SharedDown).
+// ErrCoordinator is what the log says when a Coordinator's Take fails,
+// wrapping its error: no request is sent while it does (Stats.SharedDown).
+// The URLs wait; none is answered with it.
 var ErrCoordinator = errors.New("polite: coordinator unreachable")

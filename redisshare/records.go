@@ -92,7 +92,7 @@ func (s *Shared) SaveRobots(r polite.StoredRobots) error {
 	defer cancel()
 	s.calls.Add(1)
 	err = saveRobotsScript.Run(ctx, s.rdb, []string{s.robotsKey(r.Origin)},
-		r.Status, header, r.Body, r.Fetched.UnixNano()).Err()
+		r.Status, header, r.Body, r.Fetched.UnixNano(), polite.RobotsStaleLimit.Milliseconds()).Err()
 	return storeErr("save robots.txt", err)
 }
 
@@ -114,10 +114,25 @@ func (s *Shared) AddRefusal(r polite.RefusalRecord) error {
 	if err != nil {
 		return storeErr("add refusal", err)
 	}
+	return s.record("add refusal", func(ctx context.Context) error {
+		return s.rdb.RPush(ctx, s.refusalsKey(), b).Err()
+	})
+}
+
+// record writes a stop's part; one that fails is kept and sent again by
+// the watch until Redis takes it, and the error says so.
+func (s *Shared) record(what string, write func(context.Context) error) error {
 	ctx, cancel := s.recordCtx()
 	defer cancel()
 	s.calls.Add(1)
-	return storeErr("add refusal", s.rdb.RPush(ctx, s.refusalsKey(), b).Err())
+	err := write(ctx)
+	if err == nil {
+		return nil
+	}
+	s.mu.Lock()
+	s.owedRecords = append(s.owedRecords, write)
+	s.mu.Unlock()
+	return storeErr(what+" (sent again once Redis answers)", err)
 }
 
 // Refusals returns every refusal record, in the order added
@@ -175,7 +190,10 @@ func (s *Shared) LoadHost(host string) (polite.HostRecord, bool, error) {
 
 // SaveHost replaces the record of h.Host (polite.HostStore). Its
 // cool-off, in milliseconds as "until", is what stops the host for every
-// process sharing the server before its next request (takeScript).
+// process sharing the server before its next request (takeScript). A
+// save that fails is sent again until Redis takes it. (The count of
+// stops is read, then written: two processes stopping one host at once
+// may count one stop.)
 func (s *Shared) SaveHost(h polite.HostRecord) error {
 	if err := s.checkKey("save host", h.Host); err != nil {
 		return err
@@ -184,11 +202,9 @@ func (s *Shared) SaveHost(h polite.HostRecord) error {
 	if !h.CoolOffUntil.IsZero() {
 		ns, ms = h.CoolOffUntil.UnixNano(), h.CoolOffUntil.UnixMilli()
 	}
-	ctx, cancel := s.recordCtx()
-	defer cancel()
-	s.calls.Add(1)
-	err := s.rdb.HSet(ctx, s.hostKey(h.Host), "stops", h.Stops, "untilns", ns, "until", ms, "reason", h.LastReason).Err()
-	return storeErr("save host", err)
+	return s.record("save host", func(ctx context.Context) error {
+		return s.rdb.HSet(ctx, s.hostKey(h.Host), "stops", h.Stops, "untilns", ns, "until", ms, "reason", h.LastReason).Err()
+	})
 }
 
 // str is a reply value as a string; "" for nil.

@@ -72,6 +72,11 @@ type Shared struct {
 	known  map[string]knownAt // what this process holds or knows, by address key
 	closed bool
 
+	// owedRecords are stops (SaveHost, AddRefusal) that failed to reach
+	// Redis, sent again by the watch until they do: the other processes
+	// learn of a stop from them.
+	owedRecords []func(context.Context) error
+
 	lost chan struct{} // a reply showed another epoch: restore now
 	done chan struct{} // closed by Close
 	wg   sync.WaitGroup
@@ -90,8 +95,10 @@ type knownAt struct {
 }
 
 // New returns a Shared on rdb, which the caller keeps and closes after
-// Close. rdb may be any go-redis client of one primary (a *redis.Client,
-// or a failover client).
+// Close. rdb is a go-redis client of one primary, with its append-only
+// file synced at every write (see the README, "How to run it for real").
+// A failover client works too, but a replica that had not caught up
+// loses the rests written last, as a crash with a lagging sync would.
 func New(rdb redis.UniversalClient, opt Options) *Shared {
 	s := &Shared{rdb: rdb, prefix: opt.Prefix, logger: opt.Logger,
 		known: make(map[string]knownAt), lost: make(chan struct{}, 1), done: make(chan struct{})}

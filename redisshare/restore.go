@@ -21,6 +21,7 @@ func (s *Shared) watch() {
 			return
 		case <-s.lost:
 		case <-tick.C:
+			s.payOwedRecords()
 			if !s.prune() {
 				continue
 			}
@@ -55,8 +56,33 @@ func (s *Shared) prune() bool {
 	return len(s.known) > 0
 }
 
+// payOwedRecords sends again the stops that did not reach Redis, in the
+// order they were made, until one fails.
+func (s *Shared) payOwedRecords() {
+	for {
+		s.mu.Lock()
+		if len(s.owedRecords) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		write := s.owedRecords[0]
+		s.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), watchEvery)
+		s.calls.Add(1)
+		err := write(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.owedRecords = s.owedRecords[1:]
+		s.mu.Unlock()
+	}
+}
+
 // payOwed sends again the give-backs that did not reach Redis, with what
-// is left of their rests, while their leases last.
+// is left of their rests, until the rest is over (restScript ignores one
+// whose address was granted to another since).
 func (s *Shared) payOwed() {
 	type owed struct {
 		key   string
@@ -67,7 +93,7 @@ func (s *Shared) payOwed() {
 	var due []owed
 	s.mu.Lock()
 	for key, k := range s.known {
-		if k.owed && k.leaseEnds.After(now) {
+		if k.owed && (k.leaseEnds.After(now) || k.restEnds.After(now)) {
 			due = append(due, owed{key, k.token, max(k.restEnds.Sub(now), 0)})
 		}
 	}
@@ -88,7 +114,8 @@ func (s *Shared) payOwed() {
 }
 
 // restore writes back the leases and rests this process knows, under the
-// epoch Redis has now, which it takes up as the one seen. A server found
+// epoch Redis has now, which it takes up as the one seen once they are
+// written. A server found
 // empty gets its epoch here if no Take made it first, so what is written
 // lands within its Grace.
 func (s *Shared) restore() {
@@ -101,7 +128,6 @@ func (s *Shared) restore() {
 	now := time.Now()
 	s.mu.Lock()
 	old := s.epoch
-	s.epoch = e
 	var batches []batch
 	b := batch{keys: []string{s.epochKey()}, args: []any{e}}
 	for key, k := range s.known {
@@ -127,11 +153,15 @@ func (s *Shared) restore() {
 	for _, b := range batches {
 		s.calls.Add(1)
 		if err := restoreScript.Run(ctx, s.rdb, b.keys, b.args...).Err(); err != nil {
+			// The epoch stays the old one seen: the next look tries again.
 			s.logger.Warn("redisshare: writing back leases and rests failed", "err", err)
 			return
 		}
 		n += len(b.keys) - 1
 	}
+	s.mu.Lock()
+	s.epoch = e
+	s.mu.Unlock()
 	s.logger.Warn("redisshare: Redis lost its data; leases and rests written back", "addresses", n, "epoch", e)
 }
 

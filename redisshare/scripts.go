@@ -74,7 +74,8 @@ if now < due then
 end
 -- A token above every one granted before, even if the key was lost:
 -- each is at least the time of its grant, and grants of an address are
--- a rest apart. (Below 1e14: Redis writes a Lua number with 14 digits.)
+-- a rest apart. (Milliseconds, about 1.8e12: far within the 2^53 a Lua
+-- number holds exactly.)
 local tok = math.max(tonumber(a[2]) or 0, now) + 1
 redis.call('HSET', KEYS[1], 'tok', tok, 'held', tok, 'until', now + lease, 'lrest', lrest, 'at', now)
 redis.call('PEXPIRE', KEYS[1], lease + lrest + 60000)
@@ -82,16 +83,18 @@ return {'granted', tok, epoch}
 `)
 
 // restScript: KEYS address, epoch; ARGV token, rest. Replies {applied
-// (1 or 0), epoch}: 0 when another token holds the address (the lease
-// ended and the address went on). An address with no key (the data was
-// lost, or the key ended long after the lease) takes the rest: a rest
-// added is never less polite.
+// (1 or 0), epoch}: 0 when a later token was granted since (the lease
+// ended and the address went on to another): that holder's rest stands.
+// A give-back whose lease ended with no grant since still takes its rest,
+// the larger of it and the failure's rest the lease's end set. An address
+// with no key (the data was lost, or the key ended long after) takes the
+// rest too: a rest added is never less polite.
 var restScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local epoch = redis.call('GET', KEYS[2]) or ''
-local held = redis.call('HGET', KEYS[1], 'held')
-if held and held ~= ARGV[1] then
+local tok = tonumber(redis.call('HGET', KEYS[1], 'tok'))
+if tok and tok > tonumber(ARGV[1]) then
   return {0, epoch}
 end
 local due = math.max(now + tonumber(ARGV[2]), tonumber(redis.call('HGET', KEYS[1], 'due')) or 0)
@@ -134,13 +137,16 @@ end
 return 1
 `)
 
-// saveRobotsScript: KEYS robots; ARGV status, header, body, fetched.
-// The copy's "at" is Redis's time of the save: takeScript tells a
-// robots.txt request that a copy was saved within the robots period.
+// saveRobotsScript: KEYS robots; ARGV status, header, body, fetched,
+// keep (ms). The copy's "at" is Redis's time of the save: takeScript
+// tells a robots.txt request that a copy was saved within the robots
+// period. It is kept for keep, polite.RobotsStaleLimit (30 days), the
+// longest a copy may stand in for a site that cannot be reached.
 var saveRobotsScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'header', ARGV[2], 'body', ARGV[3], 'fetched', ARGV[4], 'at', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 `)
 

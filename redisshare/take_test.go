@@ -168,3 +168,23 @@ func TestRobotsCopyFromElsewhere(t *testing.T) {
 		t.Fatalf("LoadRobots = %+v, %v, %v", got, ok, err)
 	}
 }
+
+// A give-back after its lease ended, with no grant since, still takes its
+// rest: a Take that found the lease over and was told to wait does not
+// fence it out.
+func TestLateRestWithNoGrantSinceCounts(t *testing.T) {
+	a, b, rdb := twoShared(t)
+	ctx := context.Background()
+	key := a.addrKey(addr1)
+	late := take(t, a, ask("a.test"))
+	rdb.HSet(ctx, key, "until", time.Now().Add(-time.Second).UnixMilli())
+	if w := take(t, b, ask("a.test")); w.Granted || w.Wait > 9*time.Second {
+		t.Fatalf("Take after the lease ended: %+v, want the failure's rest, 9 s left", w)
+	}
+	if err := a.Rest(ctx, late, 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if w := take(t, b, ask("a.test")); w.Granted || w.Wait < 9*time.Minute {
+		t.Fatalf("Take after the late give-back of a 10 min rest: %+v, want to wait it out", w)
+	}
+}

@@ -267,7 +267,8 @@ func fetch(redisAddr string, in io.Reader, out io.Writer) error {
 
 	rdb := redis.NewClient(&redis.Options{Addr: redisAddr})
 	defer rdb.Close()
-	shared := redisshare.New(rdb, redisshare.Options{})
+	// Keys of their own, apart from a real crawl's on the same server.
+	shared := redisshare.New(rdb, redisshare.Options{Prefix: "polite-cluster:"})
 	defer shared.Close()
 	f, err := polite.New(polite.Config{
 		Shared:               shared,                        // the rules, kept with the other processes

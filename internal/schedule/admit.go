@@ -44,8 +44,12 @@ func (j Job) Budget() *Budget { return j.budget }
 // LoadCopy reports whether the request loads its page's stored copy itself.
 func (j Job) LoadCopy() bool { return j.loadCopy }
 
-// Floor is the floor of the rest after the request (R2.1): its budget's.
+// Floor is the floor of the rest after the request (R2.1): its budget's,
+// raised for a host stopped in an earlier run (R2.6).
 func (j Job) Floor() time.Duration { return j.budget.floor }
+
+// CrawlDelay is the Crawl-delay that applies to the request's budget (R2.3).
+func (j Job) CrawlDelay() time.Duration { return j.budget.crawlDelay }
 
 // Transport is the transport chosen for the request as it was handed out.
 func (j Job) Transport() any { return j.transport }
