@@ -23,6 +23,8 @@ const (
 	// coordinatorRetry is how long a budget waits after a Take that
 	// failed before it asks again (fail closed: no request meanwhile).
 	coordinatorRetry = time.Second
+	// minCoordinatorWait is the least wait after a Turn not granted.
+	minCoordinatorWait = 10 * time.Millisecond
 )
 
 // sharedState is what the fetcher knows of its Coordinator's health.
@@ -55,7 +57,9 @@ func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 	case turn.Robots:
 		c.RobotsElsewhere = true
 	default:
-		c.Wait = turn.Wait
+		// A Coordinator that says no without a wait is asked again a
+		// little later, not at once in a loop.
+		c.Wait = max(turn.Wait, minCoordinatorWait)
 	}
 	return turn, c
 }
