@@ -194,3 +194,25 @@ func ExampleResult_TextForAI() {
 	// open.test: "read me" false; allowed true
 	// closed.test: "" true; allowed false (ai-input=no (header Content-Signal))
 }
+
+// Fetch waits for one URL's Result, under the same rules as Add: here
+// robots.txt first, then the page. Its Result comes back to the caller
+// alone, not through Results.
+func ExampleFetcher_Fetch() {
+	farm, cfg := farmOf(politetest.Site{Name: "docs.test"})
+	defer farm.Close()
+	f := fetch(cfg)
+	defer f.Close()
+	r, err := f.Fetch(context.Background(), farm.URL("docs.test", "/guide"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.Status, r.Err, f.Pending())
+	for _, v := range farm.Audit().Visits() {
+		fmt.Println(v.Path)
+	}
+	// Output:
+	// 200 <nil> 0
+	// /robots.txt
+	// /guide
+}

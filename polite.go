@@ -164,6 +164,31 @@ func (f *Fetcher) UserAgent() string { return f.ua }
 // this run, in any spelling that normalises the same (ErrDuplicate); or
 // after Close (ErrClosed).
 func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
+	return f.add(ctx, rawURL, nil)
+}
+
+// Fetch fetches one URL under every rule, as Add does, and returns its
+// Result to the caller alone: it does not come out of Results or Next,
+// nor count in Pending. It waits for the Result, which may take a rest or
+// several; if ctx ends first it returns ctx.Err(), and the URL is still
+// fetched, its Result dropped. The errors are Add's: a URL already added
+// or fetched, in any spelling, is ErrDuplicate. A renderer fetches the
+// requests of a page this way.
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
+	reply := make(chan *Result, 1)
+	if err := f.add(ctx, rawURL, reply); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-reply:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// add accepts a URL; its Result goes to reply, or to the queue if nil.
+func (f *Fetcher) add(ctx context.Context, rawURL string, reply chan *Result) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -175,6 +200,9 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 		return ErrClosed
 	}
 	t := schedule.NewTask(rawURL, n) // requested as n: normalised, session ids stripped (R9)
+	if reply != nil {
+		t.SetReply(reply)
+	}
 	// The set and the post go together: a URL is known as added only if
 	// it was accepted, and a second Add after a failed first says closed.
 	f.addedMu.Lock()
@@ -184,6 +212,12 @@ func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 			return ErrClosed
 		}
 		return fmt.Errorf("%w: %s (as %s)", ErrDuplicate, rawURL, n)
+	}
+	if reply != nil { // its Result is no one else's to wait for
+		if !f.sched.Add(t, name) {
+			return ErrClosed
+		}
+		return nil
 	}
 	f.accepted.Add(1)
 	if !f.sched.Add(t, name) {

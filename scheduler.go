@@ -96,6 +96,10 @@ func (f *rootSide) Deliver(t *schedule.Task, e schedule.End) {
 	if r.Attempts == 0 {
 		r.Attempts = t.Retries() // tried before it was turned away
 	}
+	if reply, ok := t.Reply().(chan *Result); ok {
+		reply <- r // Fetch's: buffered for its one Result
+		return
+	}
 	f.results.push(r)
 }
 

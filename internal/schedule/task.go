@@ -37,6 +37,9 @@ type taskRare struct {
 	// retries are the requests of the current URL that failed transiently
 	// and were tried again (R11.3).
 	retries int
+	// reply is where the root delivers the task's Result, when its caller
+	// waits for it alone (Fetcher.Fetch), in place of the queue.
+	reply any
 }
 
 // Hop is one redirect followed (R8.3): the request that answered with it.
@@ -57,6 +60,22 @@ func NewTask(raw, normalised string) *Task {
 		t.setURL(normalised) // the URL requested: normalised, session ids stripped (R9)
 	}
 	return t
+}
+
+// SetReply says where the task's Result goes, in the root's terms.
+func (t *Task) SetReply(reply any) {
+	if t.rare == nil {
+		t.rare = &taskRare{}
+	}
+	t.rare.reply = reply
+}
+
+// Reply is what SetReply said; nil for a task whose Result is queued.
+func (t *Task) Reply() any {
+	if t.rare == nil {
+		return nil
+	}
+	return t.rare.reply
 }
 
 // Raw is the URL as given to Add.
