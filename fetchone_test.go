@@ -64,13 +64,7 @@ func drainResults(t *testing.T, f *polite.Fetcher) []*polite.Result {
 // ErrClosed, as every accepted URL does (R11.2); a Fetch after Close is
 // refused.
 func TestFetchAnsweredOnClose(t *testing.T) {
-	r := newFarmRig(t)
-	gate := make(chan struct{})
-	defer close(gate)
-	entered := make(chan string, 1)
-	host := r.site(politetest.Site{Name: "a.test", Pages: map[string]politetest.Page{
-		politetest.RobotsPath: {Gate: gate, Entered: entered},
-	}})
+	r, host, entered := heldRobots(t)
 	f := r.start(polite.Config{})
 	done := make(chan *polite.Result, 1)
 	go func() {
@@ -92,13 +86,7 @@ func TestFetchAnsweredOnClose(t *testing.T) {
 
 // A Fetch whose ctx ends while it waits returns ctx's error at once.
 func TestFetchContextEnds(t *testing.T) {
-	r := newFarmRig(t)
-	gate := make(chan struct{})
-	defer close(gate)
-	entered := make(chan string, 1)
-	host := r.site(politetest.Site{Name: "a.test", Pages: map[string]politetest.Page{
-		politetest.RobotsPath: {Gate: gate, Entered: entered},
-	}})
+	r, host, entered := heldRobots(t)
 	f := r.start(polite.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -111,4 +99,17 @@ func TestFetchContextEnds(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Fetch with its ctx ended: %v, want context.Canceled", err)
 	}
+}
+
+// heldRobots is a farm host whose robots.txt is held in flight until the
+// test ends; entered says when it is.
+func heldRobots(t *testing.T) (r *farmRig, host string, entered chan string) {
+	r = newFarmRig(t)
+	gate := make(chan struct{})
+	t.Cleanup(func() { close(gate) })
+	entered = make(chan string, 1)
+	host = r.site(politetest.Site{Name: "a.test", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: {Gate: gate, Entered: entered},
+	}})
+	return r, host, entered
 }

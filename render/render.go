@@ -1,0 +1,117 @@
+// Package render builds pages that are empty without JavaScript in a
+// headless Chromium, politely: every request the page makes is a request
+// of the polite.Fetcher (its budgets, rests, robots.txt, User-Agent,
+// caps, address guard and stops) or is refused. The browser never reaches
+// the network itself.
+//
+// A Renderer runs one browser, Debian's chromium found on PATH or at
+// Options.Browser (never a downloaded build), and gives each page a fresh
+// incognito context, closed after it: no cookie or storage outlives a
+// page (R8.2). The page's own bytes come from its Result; of what the page
+// asks for, documents, scripts, XHR and fetch() GETs go through
+// Fetcher.Fetch, at most Options.Subrequests of them (default and most
+// 20); images, media, fonts, stylesheets, beacons, WebSockets, service
+// workers and every request that is not a GET are refused.
+//
+// The package imports the browser driver; the core package polite does
+// not.
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/politecrawler/polite"
+)
+
+// MaxSubrequests is the most requests one page may have fetched for it.
+const MaxSubrequests = 20
+
+// DefaultTimeout bounds one render, rests included.
+const DefaultTimeout = 2 * time.Minute
+
+// Types are the media types a page's scripts and data come in. The
+// Fetcher a Renderer fetches through needs them in its Config.Types (it
+// reads HTML alone by default): a subrequest of another type comes back
+// with polite.ErrContentType, and the page goes without it.
+var Types = []string{"text/javascript", "application/javascript", "application/x-javascript",
+	"text/ecmascript", "application/ecmascript", "application/json", "text/json", "application/ld+json", "text/plain"}
+
+// ErrNotRenderable: the Result has an error, or no HTML page: a refusal
+// or a challenge page is never rendered (rendering one would be getting
+// around a block).
+var ErrNotRenderable = errors.New("render: not a page to render")
+
+// Options configure a Renderer; the zero value is the defaults.
+type Options struct {
+	// Browser is the path of the chromium binary. Empty: "chromium" on
+	// PATH.
+	Browser string
+	// Subrequests lowers the most requests a page may have fetched for
+	// it; zero or above MaxSubrequests: MaxSubrequests.
+	Subrequests int
+	// Timeout bounds one render; zero: DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Renderer renders pages in one browser, one page at a time.
+type Renderer struct {
+	f       *polite.Fetcher
+	opt     Options
+	mu      sync.Mutex // one render at a time
+	browser context.Context
+	stop    func()
+}
+
+// New starts the browser. The Renderer fetches through f, whose
+// Config.Types should hold Types, and which the caller keeps and closes
+// after Close.
+func New(f *polite.Fetcher, opt Options) (*Renderer, error) {
+	if opt.Browser == "" {
+		opt.Browser = "chromium"
+	}
+	path, err := exec.LookPath(opt.Browser)
+	if err != nil {
+		return nil, fmt.Errorf("render: the browser: %w (Debian: apt-get install chromium)", err)
+	}
+	if opt.Subrequests <= 0 || opt.Subrequests > MaxSubrequests {
+		opt.Subrequests = MaxSubrequests
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	flags := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // as root in a container the sandbox cannot start
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		// Should a request slip past the interception (a WebSocket, which
+		// the Fetch domain does not pause), the browser can neither look
+		// up a name nor reach an address: it has no network of its own.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.ProxyServer("http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), flags...)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	if err := chromedp.Do(browser); err != nil { // starts it
+		cancelBrowser()
+		cancelAlloc()
+		return nil, fmt.Errorf("render: starting %s: %w", path, err)
+	}
+	return &Renderer{f: f, opt: opt, browser: browser, stop: func() { cancelBrowser(); cancelAlloc() }}, nil
+}
+
+// Close ends the browser.
+func (r *Renderer) Close() error {
+	r.stop()
+	return nil
+}

@@ -1,0 +1,253 @@
+package render_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/politetest"
+	"github.com/politecrawler/polite/render"
+)
+
+// Renders in Debian's chromium, for real, of farm pages built by script.
+// The farm and the Fetcher run on real time: the browser's subrequests
+// wait their rests.
+
+// needBrowser skips where chromium is missing, and fails in CI, where
+// .ci/run installs it.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("chromium"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium not found (CI=true: .ci/run installs the chromium package): %v", err)
+		}
+		t.Skip("chromium not found (apt-get install -y chromium)")
+	}
+}
+
+var html = http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+
+// shop is a page that builds its list from fetch('/api/items.json').
+const shop = `<!doctype html><html><head><title>Shop</title></head><body>
+<noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div>
+<script>
+fetch('/api/items.json').then(r => r.json()).then(items => {
+  document.getElementById('root').innerText = items.map(i => i.name).join(', ');
+  const a = document.createElement('a'); a.href = '/cart#top'; a.textContent = 'cart';
+  document.body.appendChild(a);
+});
+</script></body></html>`
+
+func setup(t *testing.T, robots string) (*politetest.Farm, *polite.Fetcher, *render.Renderer) {
+	t.Helper()
+	needBrowser(t)
+	pages := map[string]politetest.Page{
+		"/":               {Body: []byte(shop), Header: html},
+		"/api/items.json": {Body: []byte(`[{"name":"teapot"},{"name":"kettle"}]`), Header: http.Header{"Content-Type": {"application/json"}}},
+	}
+	if robots != "" {
+		pages[politetest.RobotsPath] = politetest.Robots(robots)
+	}
+	farm := politetest.Start(t, politetest.Site{Name: "shop.test", Pages: pages})
+	f, r := fetcherAndRenderer(t, farm)
+	return farm, f, r
+}
+
+// The page's text comes from its script's fetch(), which the Fetcher made:
+// after robots.txt, on the page's budget, a rest after the page (R2.1),
+// with polite's User-Agent (R4).
+func TestRenderFetchesThroughTheFetcher(t *testing.T) {
+	farm, f, r := setup(t, "")
+	ctx := context.Background()
+	page, err := f.Fetch(ctx, farm.URL("shop.test", "/"))
+	if err != nil || page.Err != nil {
+		t.Fatalf("the page: %v %v", err, page.Err)
+	}
+	if _, shell := page.ScriptShell(); !shell {
+		t.Errorf("the shop page is not seen as a script shell")
+	}
+	got, err := r.Render(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Text, "teapot, kettle") {
+		t.Errorf("rendered text %q, want the items", got.Text)
+	}
+	if want := farm.URL("shop.test", "/cart"); len(got.Links) != 1 || got.Links[0] != want {
+		t.Errorf("rendered links %v, want [%s]: the link the script made", got.Links, want)
+	}
+	api := apiRequests(got)
+	if len(api) != 1 || api[0].Result == nil || api[0].Result.Status != 200 {
+		t.Fatalf("subrequests %+v: want the one fetch, fetched", got.Subrequests)
+	}
+	vs := farm.Audit().Visits()
+	var paths []string
+	for _, v := range vs {
+		paths = append(paths, v.Path)
+	}
+	if strings.Join(paths, " ") != "/robots.txt / /api/items.json" {
+		t.Fatalf("the farm saw %v: want robots.txt, the page, its fetch", paths)
+	}
+	if gap := vs[2].Start.Sub(vs[1].End); gap < polite.MinRest {
+		t.Errorf("the fetch came %v after the page, want at least %v", gap, polite.MinRest)
+	}
+	if vs[2].Addr != vs[1].Addr || !strings.HasPrefix(vs[2].Header.Get("User-Agent"), "PoliteCrawler/") {
+		t.Errorf("the fetch on %v with User-Agent %q", vs[2].Addr, vs[2].Header.Get("User-Agent"))
+	}
+}
+
+// A subrequest robots.txt disallows is never sent; the render completes
+// without it and says why (R5.1).
+func TestRenderDisallowedSubrequest(t *testing.T) {
+	farm, f, r := setup(t, "User-agent: *\nDisallow: /api/\n")
+	got := fetchAndRender(t, f, r, farm.URL("shop.test", "/"))
+	api := apiRequests(got)
+	if len(api) != 1 || api[0].Result == nil || !errors.Is(api[0].Result.Err, polite.ErrDisallowed) {
+		t.Fatalf("subrequests %+v: want the fetch answered disallowed", got.Subrequests)
+	}
+	for _, v := range farm.Audit().Visits() {
+		if strings.HasPrefix(v.Path, "/api/") {
+			t.Errorf("the farm saw %s, disallowed", v.Path)
+		}
+	}
+}
+
+// apiRequests are a render's subrequests to /api/ (the browser also asks
+// for a favicon, refused).
+func apiRequests(p *render.Page) []render.Subrequest {
+	var out []render.Subrequest
+	for _, s := range p.Subrequests {
+		if strings.Contains(s.URL, "/api/") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// A page that asks for 50 scripts on 50 hosts, 10 images and a WebSocket:
+// at most 20 requests are fetched for it, none an image or a WebSocket;
+// the others are refused, and say why.
+func TestRenderCapsSubrequests(t *testing.T) {
+	needBrowser(t)
+	const hosts = 50
+	farm := politetest.Start(t)
+	var body strings.Builder
+	body.WriteString(`<!doctype html><html><body><div id="root"></div>`)
+	for i := range hosts {
+		name := fmt.Sprintf("cdn%02d.test", i)
+		if _, err := farm.AddSite(politetest.Site{Name: name, Pages: map[string]politetest.Page{
+			"/lib.js": {Body: []byte("void 0;"), Header: http.Header{"Content-Type": {"text/javascript"}}},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&body, `<script src="%s"></script>`, farm.URL(name, "/lib.js"))
+	}
+	for i := range 10 {
+		fmt.Fprintf(&body, `<img src="/img%d.png">`, i)
+	}
+	body.WriteString(`<script>try { new WebSocket('ws://' + location.host + '/ws'); } catch (e) {}</script></body></html>`)
+	if _, err := farm.AddSite(politetest.Site{Name: "many.test", Pages: map[string]politetest.Page{
+		"/": {Body: []byte(body.String()), Header: html},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	f, r := fetcherAndRenderer(t, farm)
+	got := fetchAndRender(t, f, r, farm.URL("many.test", "/"))
+	fetched, refused := 0, map[string]int{}
+	for _, s := range got.Subrequests {
+		if s.Result != nil {
+			fetched++
+		} else {
+			refused[s.Type]++
+		}
+	}
+	if fetched > render.MaxSubrequests || refused["Image"] != 10 || refused["Script"] != hosts-fetched {
+		t.Errorf("%d fetched, refused %v: want at most %d fetched, the images and the other scripts refused", fetched, refused, render.MaxSubrequests)
+	}
+	scripts := 0
+	for _, v := range farm.Audit().Visits() {
+		switch {
+		case v.Path == "/lib.js":
+			scripts++
+		case strings.HasPrefix(v.Path, "/img"), v.Path == "/ws":
+			t.Errorf("the farm saw %s %s", v.Host, v.Path)
+		}
+	}
+	if scripts != fetched || scripts > render.MaxSubrequests {
+		t.Errorf("the farm saw %d scripts asked, want the %d fetched, at most %d", scripts, fetched, render.MaxSubrequests)
+	}
+}
+
+// fetcherAndRenderer are a Fetcher on the farm, reading what pages'
+// scripts need, and a Renderer fetching through it.
+func fetcherAndRenderer(t *testing.T, farm *politetest.Farm) (*polite.Fetcher, *render.Renderer) {
+	t.Helper()
+	f, err := polite.New(polite.Config{Resolver: farm.Resolver(), AllowPrivateNetworks: true, Types: render.Types})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := render.New(f, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return f, r
+}
+
+// A challenge page is never rendered: its Result is a refusal.
+func TestChallengeNotRendered(t *testing.T) {
+	needBrowser(t)
+	challenge := `<!DOCTYPE html><html><head><title>Just a moment...</title></head>
+<body><noscript>Enable JavaScript and cookies to continue</noscript><div id="root"></div>
+<script>window._cf_chl_opt={cType:'managed'};</script></body></html>`
+	farm := politetest.Start(t, politetest.Site{Name: "guarded.test", Pages: map[string]politetest.Page{
+		"/": {Body: []byte(challenge), Header: html},
+	}})
+	f, r := fetcherAndRenderer(t, farm)
+	ctx := context.Background()
+	page, err := f.Fetch(ctx, farm.URL("guarded.test", "/"))
+	if err != nil || !errors.Is(page.Err, polite.ErrRefused) {
+		t.Fatalf("the challenge: %v %v, want a refusal", err, page.Err)
+	}
+	if _, err := r.Render(ctx, page); !errors.Is(err, render.ErrNotRenderable) {
+		t.Errorf("Render of a challenge: %v, want ErrNotRenderable", err)
+	}
+	if n := len(farm.Audit().Visits()); n != 2 {
+		t.Errorf("the farm saw %d requests, want robots.txt and the page", n)
+	}
+}
+
+// R7.2 holds for the rendered text: a site that says ai-input=no gets
+// its rendered text held back from an AI reader.
+func TestRenderedTextHeldFromAI(t *testing.T) {
+	farm, f, r := setup(t, "User-agent: *\nContent-Signal: ai-input=no\nAllow: /\n")
+	got := fetchAndRender(t, f, r, farm.URL("shop.test", "/"))
+	if !strings.Contains(got.Text, "teapot") {
+		t.Fatalf("rendered text %q", got.Text)
+	}
+	if text, err := got.TextForAI(); !errors.Is(err, polite.ErrAIInputRefused) || text != "" {
+		t.Errorf("TextForAI of an ai-input=no site: %q, %v", text, err)
+	}
+}
+
+// fetchAndRender fetches the page at u and renders it.
+func fetchAndRender(t *testing.T, f *polite.Fetcher, r *render.Renderer, u string) *render.Page {
+	t.Helper()
+	ctx := context.Background()
+	page, err := f.Fetch(ctx, u)
+	if err != nil || page.Err != nil {
+		t.Fatalf("the page: %v %v", err, page.Err)
+	}
+	got, err := r.Render(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
