@@ -191,7 +191,7 @@ func (s *session) refusal(ev fetch.EventRequestPaused) string {
 	case ev.Request.Method != http.MethodGet:
 		return "not a GET: " + ev.Request.Method
 	case !fetchable[ev.ResourceType]:
-		return "a " + string(ev.ResourceType) + ": not fetched for a render"
+		return "type " + string(ev.ResourceType) + " is not fetched for a render"
 	case s.fetched >= s.r.opt.Subrequests:
 		return fmt.Sprintf("past the page's %d requests", s.r.opt.Subrequests)
 	}

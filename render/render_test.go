@@ -251,3 +251,5 @@ func fetchAndRender(t *testing.T, f *polite.Fetcher, r *render.Renderer, u strin
 	}
 	return got
 }
+
+var osLookPath = exec.LookPath
