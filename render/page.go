@@ -60,8 +60,12 @@ func (r *Renderer) Render(ctx context.Context, page *polite.Result) (*Page, erro
 	if page.Err != nil || page.Status < 200 || page.Status > 299 || !isHTML(page.Header) {
 		return nil, fmt.Errorf("%w: %s", ErrNotRenderable, page.URL)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	tab, cancel := chromedp.NewContext(r.browser, chromedp.WithNewBrowserContext())
 	defer cancel()
 	ctx, stop := context.WithTimeout(ctx, r.opt.Timeout)

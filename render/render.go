@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -57,13 +56,17 @@ type Options struct {
 	Subrequests int
 	// Timeout bounds one render; zero: DefaultTimeout.
 	Timeout time.Duration
+	// Renders is how many pages may be rendered at once, each in its own
+	// incognito context of the one browser; zero: 1.
+	Renders int
 }
 
-// Renderer renders pages in one browser, one page at a time.
+// Renderer renders pages in one browser, Options.Renders at a time. It
+// is safe for concurrent use.
 type Renderer struct {
 	f       *polite.Fetcher
 	opt     Options
-	mu      sync.Mutex // one render at a time
+	slots   chan struct{} // a render holds one
 	browser context.Context
 	stop    func()
 }
@@ -84,6 +87,9 @@ func New(f *polite.Fetcher, opt Options) (*Renderer, error) {
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
+	}
+	if opt.Renders <= 0 {
+		opt.Renders = 1
 	}
 	flags := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -107,7 +113,8 @@ func New(f *polite.Fetcher, opt Options) (*Renderer, error) {
 		cancelAlloc()
 		return nil, fmt.Errorf("render: starting %s: %w", path, err)
 	}
-	return &Renderer{f: f, opt: opt, browser: browser, stop: func() { cancelBrowser(); cancelAlloc() }}, nil
+	return &Renderer{f: f, opt: opt, slots: make(chan struct{}, opt.Renders), browser: browser,
+		stop: func() { cancelBrowser(); cancelAlloc() }}, nil
 }
 
 // Close ends the browser.
