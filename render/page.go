@@ -70,7 +70,8 @@ func (r *Renderer) Render(ctx context.Context, page *polite.Result) (*Page, erro
 	defer cancel()
 	ctx, stop := context.WithTimeout(ctx, r.opt.Timeout)
 	defer stop()
-	go func() { // the tab ends with ctx
+	defer context.AfterFunc(r.browser, stop)() // Close ends the render too
+	go func() {                                // the tab ends with ctx
 		<-ctx.Done()
 		cancel()
 	}()
@@ -81,7 +82,9 @@ func (r *Renderer) Render(ctx context.Context, page *polite.Result) (*Page, erro
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	go s.serve(ctx, tab, paused)
-	if err := chromedp.Do(tab, chromedp.Navigate(page.URL)); err != nil {
+	// At the URL the page came from, after its redirects: its relative
+	// links and requests resolve against it.
+	if err := chromedp.Do(tab, chromedp.Navigate(page.FinalURL)); err != nil {
 		return nil, fmt.Errorf("render %s: %w", page.URL, err)
 	}
 	if err := s.settle(ctx); err != nil {
@@ -143,7 +146,7 @@ func (s *session) serve(ctx context.Context, tab context.Context, paused func(fu
 			return
 		}
 		s.mu.Lock()
-		own := !s.served && ev.ResourceType == network.ResourceTypeDocument && ev.Request.URL == s.page.URL
+		own := !s.served && ev.ResourceType == network.ResourceTypeDocument && ev.Request.URL == s.page.FinalURL
 		if own {
 			s.served = true
 		}
@@ -166,7 +169,7 @@ func (s *session) serve(ctx context.Context, tab context.Context, paused func(fu
 		s.out.Subrequests = append(s.out.Subrequests, sub)
 		s.mu.Unlock()
 		go func(ev fetch.EventRequestPaused, i int) {
-			res, err := s.r.f.Fetch(ctx, ev.Request.URL)
+			res, err := s.r.fetch(ctx, ev.Request.URL)
 			s.mu.Lock()
 			if err != nil {
 				s.out.Subrequests[i].Refused = err.Error()

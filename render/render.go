@@ -7,7 +7,9 @@
 // A Renderer runs one browser, Debian's chromium found on PATH or at
 // Options.Browser (never a downloaded build), and gives each page a fresh
 // incognito context, closed after it: no cookie or storage outlives a
-// page (R8.2). The page's own bytes come from its Result; of what the page
+// page (R8.2). A page is rendered at the URL it came from, after its
+// redirects, and what one page's requests fetched serves the next page
+// that asks for the same URL: the Fetcher fetches a URL once a run. The page's own bytes come from its Result; of what the page
 // asks for, documents, scripts, XHR and fetch() GETs go through
 // Fetcher.Fetch, at most Options.Subrequests of them (default and most
 // 20); images, media, fonts, stylesheets, beacons, WebSockets, service
@@ -69,6 +71,7 @@ type Renderer struct {
 	slots   chan struct{} // a render holds one
 	browser context.Context
 	stop    func()
+	copies  copies
 }
 
 // New starts the browser. The Renderer fetches through f, whose

@@ -253,3 +253,77 @@ func fetchAndRender(t *testing.T, f *polite.Fetcher, r *render.Renderer, u strin
 }
 
 var osLookPath = exec.LookPath
+
+// Two pages of a site share a script and its data: the second is
+// rendered from what was fetched for the first, with no second request
+// (the Fetcher fetches a URL once a run).
+func TestTwoPagesShareTheirScript(t *testing.T) {
+	needBrowser(t)
+	page := []byte(`<!doctype html><html><body><div id="root"></div><script src="/app.js"></script></body></html>`)
+	farm := politetest.Start(t, politetest.Site{Name: "s.test", Pages: map[string]politetest.Page{
+		"/a":              {Body: page, Header: html},
+		"/b":              {Body: page, Header: html},
+		"/app.js":         {Body: []byte(`fetch('/api/items.json').then(r => r.json()).then(i => { document.getElementById('root').innerText = 'items: ' + i[0].name; });`), Header: http.Header{"Content-Type": {"text/javascript"}}},
+		"/api/items.json": {Body: []byte(`[{"name":"teapot"}]`), Header: http.Header{"Content-Type": {"application/json"}}},
+	}})
+	f, r := fetcherAndRenderer(t, farm)
+	for _, p := range []string{"/a", "/b"} {
+		if got := fetchAndRender(t, f, r, farm.URL("s.test", p)); !strings.Contains(got.Text, "items: teapot") {
+			t.Errorf("%s rendered %q", p, got.Text)
+		}
+	}
+	n := map[string]int{}
+	for _, v := range farm.Audit().Visits() {
+		n[v.Path]++
+	}
+	if n["/app.js"] != 1 || n["/api/items.json"] != 1 {
+		t.Errorf("the farm saw %v: want the script and its data once", n)
+	}
+}
+
+// A page reached by a redirect is rendered at the URL it came from, so
+// its relative links and requests resolve there (R8.3).
+func TestRedirectedPageRendersAtItsURL(t *testing.T) {
+	needBrowser(t)
+	farm := politetest.Start(t, politetest.Site{Name: "s.test", Pages: map[string]politetest.Page{
+		"/old":             {Redirect: "/shop/index.html", Status: http.StatusMovedPermanently},
+		"/shop/index.html": {Body: []byte(`<!doctype html><html><body><a href="cart">cart</a><div id="root"></div><script>fetch('items.json').then(r => r.json()).then(i => { document.getElementById('root').innerText = i[0].name; });</script></body></html>`), Header: html},
+		"/shop/items.json": {Body: []byte(`[{"name":"kettle"}]`), Header: http.Header{"Content-Type": {"application/json"}}},
+	}})
+	f, r := fetcherAndRenderer(t, farm)
+	got := fetchAndRender(t, f, r, farm.URL("s.test", "/old"))
+	if !strings.Contains(got.Text, "kettle") {
+		t.Errorf("rendered %q", got.Text)
+	}
+	if want := farm.URL("s.test", "/shop/cart"); len(got.Links) != 1 || got.Links[0] != want {
+		t.Errorf("links %v, want [%s]", got.Links, want)
+	}
+}
+
+// Close ends a render that waits on a request the server holds.
+func TestCloseEndsARender(t *testing.T) {
+	needBrowser(t)
+	gate := make(chan struct{})
+	defer close(gate)
+	entered := make(chan string, 1)
+	farm := politetest.Start(t, politetest.Site{Name: "s.test", Pages: map[string]politetest.Page{
+		"/":               {Body: []byte(shop), Header: html},
+		"/api/items.json": {Gate: gate, Entered: entered},
+	}})
+	f, r := fetcherAndRenderer(t, farm)
+	ctx := context.Background()
+	page, err := f.Fetch(ctx, farm.URL("s.test", "/"))
+	if err != nil || page.Err != nil {
+		t.Fatal(err, page.Err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Render(ctx, page)
+		done <- err
+	}()
+	<-entered // the page's fetch() is in the server's hands
+	r.Close()
+	if err := <-done; err == nil {
+		t.Errorf("Render after Close: no error")
+	}
+}
