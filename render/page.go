@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"iter"
 	"net/http"
 	"strings"
 	"sync"
@@ -76,7 +77,7 @@ func (r *Renderer) Render(ctx context.Context, page *polite.Result) (*Page, erro
 		cancel()
 	}()
 
-	s := &session{r: r, page: page, out: &Page{URL: page.URL, Result: page}}
+	s := &session{r: r, page: page, out: &Page{URL: page.URL, Result: page}, lastEnd: time.Now()}
 	paused := chromedp.Events(tab, fetch.RequestPaused) // subscribed before the navigation
 	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
@@ -129,7 +130,7 @@ type session struct {
 	out      *Page
 	fetched  int       // subrequests fetched (or being fetched)
 	inFlight int       // subrequests not yet answered to the browser
-	lastEnd  time.Time // when the last one was answered
+	lastEnd  time.Time // when the last one was answered, or the render began
 	served   bool      // the page's own bytes were handed over
 }
 
@@ -140,7 +141,7 @@ var fetchable = map[network.ResourceType]bool{
 }
 
 // serve answers every request the page makes.
-func (s *session) serve(ctx context.Context, tab context.Context, paused func(func(fetch.EventRequestPaused, error) bool)) {
+func (s *session) serve(ctx context.Context, tab context.Context, paused iter.Seq2[fetch.EventRequestPaused, error]) {
 	for ev, err := range paused {
 		if err != nil {
 			return
@@ -215,10 +216,9 @@ func (s *session) add(sub Subrequest) {
 func (s *session) settle(ctx context.Context) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	start := time.Now()
 	for {
 		s.mu.Lock()
-		idle := s.inFlight == 0 && time.Since(maxTime(s.lastEnd, start)) >= quiet
+		idle := s.inFlight == 0 && time.Since(s.lastEnd) >= quiet
 		s.mu.Unlock()
 		if idle {
 			return nil
@@ -250,11 +250,4 @@ func fulfill(tab context.Context, id fetch.RequestID, res *polite.Result) {
 func isHTML(h http.Header) bool {
 	ct := strings.ToLower(h.Get("Content-Type"))
 	return ct == "" || strings.Contains(ct, "html")
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -58,9 +58,6 @@ func Start(tb testing.TB, args ...string) *Server {
 // Addr is the server's host:port.
 func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 
-// Running reports whether the server process is up.
-func (s *Server) Running() bool { return s.cmd != nil }
-
 // Restart starts the server again (or the first time), with the data it
 // kept, and returns once it accepts connections.
 func (s *Server) Restart() {

@@ -47,7 +47,9 @@ func (s *Scheduler) withheld(c *Completion) {
 		s.enqueueFront(b, t)
 		s.park(b, now)
 	default:
-		b.nextAt = maxTime(b.nextAt, now.Add(c.Wait))
+		if until := now.Add(c.Wait); until.After(b.nextAt) {
+			b.nextAt = until
+		}
 		s.enqueueFront(b, t)
 	}
 	s.arm(b)
@@ -82,11 +84,4 @@ func (s *Scheduler) Released(b *Budget) {
 	if wake {
 		s.Poke()
 	}
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
