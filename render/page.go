@@ -77,7 +77,7 @@ func (r *Renderer) Render(ctx context.Context, page *polite.Result) (*Page, erro
 		cancel()
 	}()
 
-	s := &session{r: r, page: page, out: &Page{URL: page.URL, Result: page}, lastEnd: time.Now()}
+	s := &session{r: r, page: page, out: &Page{URL: page.URL, Result: page}}
 	paused := chromedp.Events(tab, fetch.RequestPaused) // subscribed before the navigation
 	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
@@ -130,7 +130,7 @@ type session struct {
 	out      *Page
 	fetched  int       // subrequests fetched (or being fetched)
 	inFlight int       // subrequests not yet answered to the browser
-	lastEnd  time.Time // when the last one was answered, or the render began
+	lastEnd  time.Time // when the last one was answered
 	served   bool      // the page's own bytes were handed over
 }
 
@@ -216,6 +216,13 @@ func (s *session) add(sub Subrequest) {
 func (s *session) settle(ctx context.Context) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	// Quiet counts from the page's load at the earliest: the requests its
+	// scripts make come after it.
+	s.mu.Lock()
+	if loaded := time.Now(); s.lastEnd.Before(loaded) {
+		s.lastEnd = loaded
+	}
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
 		idle := s.inFlight == 0 && time.Since(s.lastEnd) >= quiet
