@@ -216,3 +216,35 @@ func ExampleFetcher_Fetch() {
 	// /robots.txt
 	// /guide
 }
+
+// FetchRobots reads a site's robots.txt as the fetcher would before its
+// first page, and asks no page: here to check paths against it.
+func ExampleFetcher_FetchRobots() {
+	farm, cfg := farmOf(politetest.Site{Name: "docs.example", Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nDisallow: /drafts/\nCrawl-delay: 5\nContent-Signal: ai-input=no\n"),
+	}})
+	defer farm.Close()
+	f, err := polite.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	rules, err := f.FetchRobots(context.Background(), farm.URL("docs.example", "/"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, path := range []string{"/guide", "/drafts/next"} {
+		d := rules.Decide(polite.DefaultName, path)
+		fmt.Printf("%s allowed=%v line=%d pattern=%q\n", path, d.Allowed, d.Line, d.Pattern)
+	}
+	fmt.Println("crawl-delay", rules.CrawlDelay(polite.DefaultName))
+	ok, because := rules.Signals(polite.DefaultName, "/guide").AIInput()
+	fmt.Println("ai-input allowed:", ok, "because", because)
+	fmt.Println("requests:", farm.Audit().Count("docs.example"))
+	// Output:
+	// /guide allowed=true line=0 pattern=""
+	// /drafts/next allowed=false line=2 pattern="/drafts/"
+	// crawl-delay 5s
+	// ai-input allowed: false because ai-input=no (robots.txt line 4)
+	// requests: 1
+}

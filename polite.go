@@ -187,22 +187,34 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	}
 }
 
-// add accepts a URL; its Result goes to reply, or to the queue if nil.
-func (f *Fetcher) add(ctx context.Context, rawURL string, reply chan *Result) error {
+// task checks a URL as Add does and makes its task, requested as the
+// normalised URL (session ids stripped, R9); its Result goes to reply,
+// or to the queue if reply is nil.
+func (f *Fetcher) task(ctx context.Context, rawURL string, reply chan *Result) (*schedule.Task, string, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, "", err
 	}
 	n, name, err := checkURL(rawURL, f.set.allowPrivate)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if f.ctx.Err() != nil {
-		return ErrClosed
+		return nil, "", ErrClosed
 	}
-	t := schedule.NewTask(rawURL, n) // requested as n: normalised, session ids stripped (R9)
+	t := schedule.NewTask(rawURL, n)
 	if reply != nil {
 		t.SetReply(reply)
 	}
+	return t, name, nil
+}
+
+// add accepts a URL; its Result goes to reply, or to the queue if nil.
+func (f *Fetcher) add(ctx context.Context, rawURL string, reply chan *Result) error {
+	t, name, err := f.task(ctx, rawURL, reply)
+	if err != nil {
+		return err
+	}
+	n := t.URL()
 	// The set and the post go together: a URL is known as added only if
 	// it was accepted, and a second Add after a failed first says closed.
 	f.addedMu.Lock()

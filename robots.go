@@ -1,11 +1,13 @@
 package polite
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/politecrawler/polite/internal/htmlpass"
 	"github.com/politecrawler/polite/internal/robotstxt"
 	"github.com/politecrawler/polite/internal/schedule"
 	"golang.org/x/time/rate"
@@ -124,6 +126,15 @@ func (r *Robots) Sitemaps() []string {
 	return r.file().Sitemaps()
 }
 
+// Signals are the content signals robots.txt states for url, for the
+// crawler whose product token is agent (R7.1): the Content-Signal lines of
+// the group that applies, those for the path that url falls under. A
+// page's own headers and meta tags may add to them; Result.Signals has
+// them all.
+func (r *Robots) Signals(agent, url string) Signals {
+	return readSignals(r, agent, url, nil, htmlpass.Page{})
+}
+
 // file is the parsed file behind r; nil, which allows everything, for the
 // nil *Robots and for noRobots.
 func (r *Robots) file() *robotstxt.File {
@@ -204,6 +215,38 @@ func judgeRobots(c *completion) schedule.RobotsAnswer {
 		return schedule.RobotsAllowAll
 	}
 	return schedule.RobotsSilent
+}
+
+// FetchRobots reads the robots.txt of the origin of rawURL (scheme, host
+// and port) as it is read before the origin's first page: through the
+// host's budget and its rests, with the same answers for every status
+// (R5), and fetches no page. Rules the fetcher holds fresh answer at once,
+// with no request. It waits as Fetch does, and returns the error that
+// would turn the origin's pages away: robots.txt unreachable, the host
+// refused or stopped, the fetcher closed. The rules of a robots.txt that
+// is missing (a 4xx) allow everything; a host declared an API or
+// Unrestricted reads none, and its Robots is nil. rawURL is checked as
+// Add checks it, but is not added: Add may take it afterwards.
+func (f *Fetcher) FetchRobots(ctx context.Context, rawURL string) (*Robots, error) {
+	reply := make(chan *Result, 1)
+	t, name, err := f.task(ctx, rawURL, reply)
+	if err != nil {
+		return nil, err
+	}
+	t.SetRulesOnly()
+	if !f.sched.Add(t, name) {
+		return nil, ErrClosed
+	}
+	select {
+	case r := <-reply:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	rules, _ := f.Robots(t.URL())
+	return rules, nil
 }
 
 // Robots returns the robots.txt rules the fetcher holds for the origin

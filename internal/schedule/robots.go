@@ -79,6 +79,10 @@ func (s *Scheduler) Rules(key string) (*robotstxt.File, bool) {
 // origin's robots.txt, which goes first in the same budget.
 func (s *Scheduler) gate(t *Task) {
 	h := t.host
+	if t.isRulesOnly() && !h.policy.readsRobots() {
+		s.finish(t, End{}) // a host whose robots.txt is not read has no rules to ask
+		return
+	}
 	if t.robots != nil || !h.policy.readsRobots() {
 		s.enqueue(h.budget, t)
 		return
@@ -188,6 +192,10 @@ func (s *Scheduler) applyCrawlDelay(o *origin) {
 func (s *Scheduler) check(o *origin, t *Task) {
 	if err := o.host.err; err != nil { // its name went while robots.txt was asked
 		s.turnAway(t, err)
+		return
+	}
+	if t.isRulesOnly() { // the rules were all it asked for
+		s.finish(t, End{})
 		return
 	}
 	agent := s.cfg.Agent

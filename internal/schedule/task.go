@@ -40,6 +40,10 @@ type taskRare struct {
 	// reply is where the root delivers the task's Result, when its caller
 	// waits for it alone (Fetcher.Fetch), in place of the queue.
 	reply any
+	// rulesOnly: the task asks for its origin's robots.txt rules and no
+	// page; it ends, with no request of its own, once they are known
+	// (Fetcher.FetchRobots).
+	rulesOnly bool
 }
 
 // Hop is one redirect followed (R8.3): the request that answered with it.
@@ -69,6 +73,18 @@ func (t *Task) SetReply(reply any) {
 	}
 	t.rare.reply = reply
 }
+
+// SetRulesOnly makes t ask for its origin's robots.txt rules, through
+// the budget as before any page, and for no page: it ends when the rules
+// are known, or with the error that turns its pages away.
+func (t *Task) SetRulesOnly() {
+	if t.rare == nil {
+		t.rare = &taskRare{}
+	}
+	t.rare.rulesOnly = true
+}
+
+func (t *Task) isRulesOnly() bool { return t.rare != nil && t.rare.rulesOnly }
 
 // Reply is what SetReply said; nil for a task whose Result is queued.
 func (t *Task) Reply() any {
