@@ -24,6 +24,7 @@ type completion struct {
 	schedule.Completion
 	err       error // the request's own, before the response is judged
 	header    http.Header
+	request   http.Header // what the fetcher set on the request
 	body      []byte
 	truncated bool
 	stored    *StoredPage // the copy a 304 confirmed (R6.2)
@@ -151,6 +152,7 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	}
 	// Only these headers: no cookies, no Authorization (R8.2).
 	f.headers.set(req.Header, t.Unrestricted(), t.Robots(), ifNoneMatch, ifModifiedSince)
+	c.request = req.Header
 	req.Close = conn.Closes || conn.Drained
 
 	c.Start = f.clk.Now()

@@ -39,6 +39,18 @@ type Result struct {
 	// NotModified is set when the server answered 304 to a conditional
 	// request and Body is the stored copy (R6).
 	NotModified bool
+	// NotModifiedHeader is the header of the 304 itself when NotModified
+	// (Header is then the stored copy's), and CopyFetched is when that
+	// copy was fetched: what an archive's revisit record refers to.
+	NotModifiedHeader http.Header
+	CopyFetched       time.Time
+	// Request is the header the fetcher set on the last request: the
+	// User-Agent, Accept, From when configured, and a conditional
+	// request's validators (R4, R6.1). net/http adds the Host and the
+	// Accept-Encoding of its transparent gzip on the wire, and decodes the
+	// body: Header and Body are the response as decoded. Nil when no
+	// request was made.
+	Request http.Header
 
 	// Err is nil for a page, and says why otherwise (R11.1).
 	Err error

@@ -73,11 +73,12 @@ func (f *rootSide) Deliver(t *schedule.Task, e schedule.End) {
 	r := &Result{Err: e.Err, Attempts: e.Attempts}
 	if c := e.Response; c != nil {
 		p := c.Payload.(*completion)
-		r.Status, r.Header, r.Body, r.Truncated = c.Status, p.header, p.body, p.truncated
+		r.Status, r.Header, r.Body, r.Truncated, r.Request = c.Status, p.header, p.body, p.truncated, p.request
 		r.Addr, r.Started, r.Duration = c.Budget.Addr(), c.Start, c.End.Sub(c.Start)
 		r.Rest = publicRest(e.Rest)
 		if p.stored != nil { // 304: the stored copy is the page (R6.2)
 			r.Status, r.Header, r.Body, r.NotModified = p.stored.Status, p.stored.Header, p.stored.Body, true
+			r.NotModifiedHeader, r.CopyFetched = p.header, p.stored.Fetched
 		}
 		r.page, r.Signals = p.page, p.signals
 		if c.Status != 0 {

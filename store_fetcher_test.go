@@ -272,3 +272,46 @@ func originOf(t *testing.T, raw string) string {
 	}
 	return u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port)
 }
+
+// R4, R6.1: a Result says what its request carried, as the farm saw it;
+// a 304's Result keeps the 304's own header and when the copy it
+// confirmed was fetched, for a record of the exchange (a WARC revisit).
+func TestResultRecordsTheExchange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "polite.db")
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "etag.test", Default: func(p string) politetest.Page {
+		return politetest.Page{ETag: `"` + p + `-v1"`, Body: []byte("<p>page " + p + "</p>")}
+	}})
+	u := r.url(h, "/page")
+	st := openTestStore(t, path)
+	defer st.Close()
+	r.start(polite.Config{Store: st, Contact: "ops@example.org"})
+	r.add(u)
+	first := r.results(1)[u]
+	r.f.Close()
+	r.clk.Advance(time.Hour)
+	r.start(polite.Config{Store: st, Contact: "ops@example.org"})
+	r.add(u)
+	second := r.results(1)[u]
+
+	vs := pageVisits(r.farm.Audit().VisitsTo(h))
+	if len(vs) != 2 {
+		t.Fatalf("farm saw %d page requests, want 2", len(vs))
+	}
+	for i, res := range []*polite.Result{first, second} {
+		for _, k := range []string{"User-Agent", "Accept", "From", "If-None-Match"} {
+			if got, saw := res.Request.Get(k), vs[i].Header.Get(k); got != saw {
+				t.Errorf("run %d: Result.Request %s = %q, the farm saw %q", i+1, k, got, saw)
+			}
+		}
+	}
+	if first.NotModified || first.NotModifiedHeader != nil || !first.CopyFetched.IsZero() {
+		t.Errorf("run 1: a 200 with NotModifiedHeader %v, CopyFetched %v", first.NotModifiedHeader, first.CopyFetched)
+	}
+	if !second.NotModified || second.NotModifiedHeader.Get("ETag") != `"/page-v1"` || second.Header.Get("Content-Type") == "" {
+		t.Errorf("run 2: NotModified %v, 304 header %v, copy header %v", second.NotModified, second.NotModifiedHeader, second.Header)
+	}
+	if want := first.Started.Add(first.Duration); !second.CopyFetched.Equal(want) {
+		t.Errorf("run 2: CopyFetched %v, want run 1's end %v", second.CopyFetched, want)
+	}
+}
