@@ -88,7 +88,7 @@ func ExampleFetcher_Add() {
 
 // A small site crawler: the Fetcher does the politeness (one request at a
 // time per server, the rests, robots.txt, refusals, traps); the crawler
-// only chooses which links to follow. examples/crawl is the full program.
+// only chooses which links to follow. cmd/polite's crawl is the full program.
 func ExampleResult_Links() {
 	f, err := polite.New(polite.Config{
 		Name:    "example-crawler",

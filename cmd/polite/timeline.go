@@ -1,11 +1,3 @@
-// Command timeline draws what politeness looks like from the servers'
-// side: it crawls a small loopback farm and writes an SVG with one row per
-// server address, each request a bar as long as it took, each enforced
-// rest hatched after it, labelled with the term of R2 that set it.
-//
-//	go run ./examples/timeline -o timeline.svg
-//
-// It takes about 25 s (the rests are real) and needs no internet.
 package main
 
 import (
@@ -21,23 +13,32 @@ import (
 	"github.com/politecrawler/polite/politetest"
 )
 
-func main() {
-	out := flag.String("o", "timeline.svg", "the SVG file to write")
-	flag.Parse()
-	reqs, err := run()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "timeline:", err)
-		os.Exit(1)
+// timelineCommand is polite timeline: what politeness looks like from
+// the servers' side. It crawls a small loopback farm (no internet, about
+// 25 s: the rests are real) and writes an SVG with one row per server
+// address, each request a bar as long as it took, each enforced rest
+// hatched after it, labelled with the term of R2 that set it.
+func timelineCommand(fs *flag.FlagSet) func(env, []string) int {
+	out := fs.String("o", "timeline.svg", "the SVG file to write")
+	return func(e env, args []string) int {
+		if len(args) > 0 {
+			return fail(e, "timeline", fmt.Errorf("%w: unexpected arguments %q", errUsage, args))
+		}
+		reqs, err := timelineCrawl(e.ctx)
+		if err != nil {
+			return fail(e, "timeline", err)
+		}
+		if err := os.WriteFile(*out, []byte(timelineSVG(reqs)), 0o644); err != nil {
+			return fail(e, "timeline", pathError(*out, err))
+		}
+		fmt.Fprintf(e.out, "%d requests drawn in %s\n", len(reqs), *out)
+		return 0
 	}
-	if err := os.WriteFile(*out, []byte(render(reqs)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "timeline:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("%d requests drawn in %s\n", len(reqs), *out)
 }
 
-// run crawls the farm and returns every request the fetcher reported.
-func run() ([]polite.RequestEvent, error) {
+// timelineCrawl crawls the farm and returns every request the fetcher
+// reported.
+func timelineCrawl(ctx context.Context) ([]polite.RequestEvent, error) {
 	fm := politetest.New(nil)
 	defer fm.Close()
 	shared, err := fm.NewAddr()
@@ -74,8 +75,6 @@ func run() ([]polite.RequestEvent, error) {
 		return nil, err
 	}
 	defer f.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	n := 0
 	for _, s := range sites {
 		pages := 3

@@ -20,9 +20,9 @@ const (
 	topMargin  = 50
 )
 
-// render draws reqs: a row per address, a bar per request, its rest
+// timelineSVG draws reqs: a row per address, a bar per request, its rest
 // hatched after it.
-func render(reqs []polite.RequestEvent) string {
+func timelineSVG(reqs []polite.RequestEvent) string {
 	if len(reqs) == 0 {
 		return `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="40"><text x="10" y="25">no requests</text></svg>`
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/politecrawler/polite"
 )
 
-func TestRender(t *testing.T) {
+func TestTimelineSVG(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := netip.MustParseAddr("127.20.0.1"), netip.MustParseAddr("127.20.0.2")
 	reqs := []polite.RequestEvent{
@@ -18,7 +18,7 @@ func TestRender(t *testing.T) {
 		{URL: "http://x.test/p", Addr: a, Status: 200, Started: t0.Add(3 * time.Second), Duration: time.Second, Rest: polite.Rest{Wait: 5 * time.Second, Term: polite.RestDuration}},
 		{URL: "http://y.test/p", Addr: b, Status: 429, Started: t0, Duration: 5 * time.Millisecond, Rest: polite.Rest{Wait: 8 * time.Second, Term: polite.RestRetryAfter}},
 	}
-	svg := render(reqs)
+	svg := timelineSVG(reqs)
 	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
 		t.Fatalf("not well-formed XML: %v", err)
 	}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/politetest"
+)
+
+// fetcherFlags are the flags of every subcommand that fetches: who the
+// crawler says it is (R4), and where it may go.
+type fetcherFlags struct {
+	name, version, info, contact string
+	allowPrivate                 bool
+	demo                         bool
+}
+
+// register adds the flags to fs; demo says whether -demo is one of them.
+func (ff *fetcherFlags) register(fs *flag.FlagSet, demo bool) {
+	fs.StringVar(&ff.name, "name", "", "the crawler's name, its robots.txt product token (default "+polite.DefaultName+"; a name needs -info)")
+	fs.StringVar(&ff.version, "version", "", "the crawler's version, in the User-Agent")
+	fs.StringVar(&ff.info, "info", "", "a page that tells site owners who runs the crawler")
+	fs.StringVar(&ff.contact, "contact", "", "a mail address of the crawler's operator, sent in the User-Agent and as From")
+	fs.BoolVar(&ff.allowPrivate, "allow-private", false, "allow loopback and private addresses: for your own servers")
+	if demo {
+		fs.BoolVar(&ff.demo, "demo", false, "fetch from an embedded farm of loopback sites instead (no internet)")
+	}
+}
+
+// config is the Config the flags make. Warnings and refusals are logged
+// to errOut as text.
+func (ff *fetcherFlags) config(errOut io.Writer) polite.Config {
+	return polite.Config{
+		Name: ff.name, Version: ff.version, InfoURL: ff.info, Contact: ff.contact,
+		AllowPrivateNetworks: ff.allowPrivate,
+		Logger:               slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+}
+
+// demoFarm starts the embedded farm and points cfg at it: the farm's
+// names resolve to its loopback addresses, which cfg may then reach. It
+// returns the farm's seed URLs.
+func demoFarm(cfg *polite.Config) (*politetest.Farm, []string, error) {
+	fm := politetest.New(nil) // the real clock: the rests are real
+	seeds, err := buildDemo(fm)
+	if err != nil {
+		fm.Close()
+		return nil, nil, err
+	}
+	cfg.Resolver = fm.Resolver()
+	cfg.AllowPrivateNetworks = true // the farm is on loopback
+	return fm, seeds, nil
+}
