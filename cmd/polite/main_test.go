@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -276,4 +277,36 @@ func TestGet(t *testing.T) {
 		!strings.Contains(r.stdout, "no AI input: ai-input=no (robots.txt line 2)") {
 		t.Errorf("plain: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// -demo: get and crawl against the embedded farm, no internet; timeline
+// draws a farm crawl.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	r := runCmd(t, "", "get", "-demo")
+	if r.code != 1 || !strings.Contains(r.stdout, "200 http://news.test:") || !strings.Contains(r.stdout, "ERR http://closed.test:") {
+		t.Errorf("get -demo: exit %d (want 1: closed.test refuses)\n%s", r.code, r.stdout)
+	}
+	r = runCmd(t, "", "crawl", "-demo", "-max", "12", "-sitemaps")
+	if r.code != 0 || !strings.Contains(r.stdout, "requests in") || !strings.Contains(r.stderr, "host=closed.test") {
+		t.Errorf("crawl -demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestTimeline(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "t.svg")
+	r := runCmd(t, "", "timeline", "-o", out)
+	svg, err := os.ReadFile(out)
+	if r.code != 0 || err != nil || !strings.Contains(r.stdout, "requests drawn in "+out) {
+		t.Fatalf("exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if err := xml.Unmarshal(svg, new(struct{})); err != nil || !strings.Contains(string(svg), "slow.test") || !strings.Contains(string(svg), "retry-after") {
+		t.Errorf("not the picture (%v): %.200s", err, svg)
+	}
+	r = runCmd(t, "", "timeline", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.svg"))
+	if r.code != 1 {
+		t.Errorf("an unwritable -o: exit %d", r.code)
+	}
+	r.oneLine(t, "no such file or directory")
 }

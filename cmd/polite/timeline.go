@@ -24,11 +24,19 @@ func timelineCommand(fs *flag.FlagSet) func(env, []string) int {
 		if len(args) > 0 {
 			return fail(e, "timeline", fmt.Errorf("%w: unexpected arguments %q", errUsage, args))
 		}
+		file, err := os.Create(*out) // before the crawl: a bad path fails at once
+		if err != nil {
+			return fail(e, "timeline", pathError(*out, err))
+		}
+		defer file.Close()
 		reqs, err := timelineCrawl(e.ctx)
 		if err != nil {
 			return fail(e, "timeline", err)
 		}
-		if err := os.WriteFile(*out, []byte(timelineSVG(reqs)), 0o644); err != nil {
+		if _, err := file.WriteString(timelineSVG(reqs)); err != nil {
+			return fail(e, "timeline", pathError(*out, err))
+		}
+		if err := file.Close(); err != nil {
 			return fail(e, "timeline", pathError(*out, err))
 		}
 		fmt.Fprintf(e.out, "%d requests drawn in %s\n", len(reqs), *out)
@@ -49,8 +57,12 @@ func timelineCrawl(ctx context.Context) ([]polite.RequestEvent, error) {
 		{Name: "fast.test"},
 		{Name: "slow.test", Latency: 900 * time.Millisecond},
 		{Name: "careful.test", Pages: map[string]politetest.Page{politetest.RobotsPath: politetest.Robots("User-agent: *\nCrawl-delay: 6\n")}},
-		{Name: "busy.test", Pages: map[string]politetest.Page{"/p1": {Status: 429, Header: map[string][]string{"Retry-After": {"8"}}}}},
-		{Name: "flaky.test", Pages: map[string]politetest.Page{"/p0": {Status: 503}, "/p1": {Status: 503}}},
+		// A failed request is tried again after the rest it imposed
+		// (R11.3): the 429 once, after its Retry-After; the 503 twice, on
+		// a growing backoff.
+		{Name: "busy.test", Pages: map[string]politetest.Page{"/p1": {Sequence: []politetest.Page{
+			{Status: 429, Header: map[string][]string{"Retry-After": {"8"}}}, {}}}}},
+		{Name: "flaky.test", Pages: map[string]politetest.Page{"/p0": {Sequence: []politetest.Page{{Status: 503}, {Status: 503}, {}}}}},
 		{Name: "a.shared.test", Addr: shared},
 		{Name: "b.shared.test", Addr: shared},
 	}
