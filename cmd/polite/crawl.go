@@ -31,17 +31,11 @@ func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 	ff.register(fs, true)
 	return func(e env, seeds []string) int {
 		c := crawler{env: e, max: *maxURLs, sitemaps: *sitemaps}
-		cfg := ff.config(e.errOut)
-		if ff.demo {
-			fm, demoSeeds, err := demoFarm(&cfg)
-			if err != nil {
-				return fail(e, "crawl", err)
-			}
-			defer fm.Close()
-			if len(seeds) == 0 {
-				seeds = demoSeeds
-			}
+		cfg, seeds, done, err := ff.prepare(e.errOut, seeds)
+		if err != nil {
+			return fail(e, "crawl", err)
 		}
+		defer done()
 		if len(seeds) == 0 {
 			return fail(e, "crawl", fmt.Errorf("%w: want one seed URL or more (or -demo)", errUsage))
 		}

@@ -39,6 +39,24 @@ func (ff *fetcherFlags) config(errOut io.Writer) polite.Config {
 	}
 }
 
+// prepare is the Config the flags make and the URLs to fetch: with
+// -demo, the embedded farm is started (done closes it) and its home pages
+// stand in for urls when none are given.
+func (ff *fetcherFlags) prepare(errOut io.Writer, urls []string) (cfg polite.Config, _ []string, done func(), err error) {
+	cfg, done = ff.config(errOut), func() {}
+	if !ff.demo {
+		return cfg, urls, done, nil
+	}
+	fm, seeds, err := demoFarm(&cfg)
+	if err != nil {
+		return cfg, nil, done, err
+	}
+	if len(urls) == 0 {
+		urls = seeds
+	}
+	return cfg, urls, func() { fm.Close() }, nil
+}
+
 // demoFarm starts the embedded farm and points cfg at it: the farm's
 // names resolve to its loopback addresses, which cfg may then reach. It
 // returns the farm's seed URLs.

@@ -18,17 +18,11 @@ func getCommand(fs *flag.FlagSet) func(env, []string) int {
 	var ff fetcherFlags
 	ff.register(fs, true)
 	return func(e env, urls []string) int {
-		cfg := ff.config(e.errOut)
-		if ff.demo {
-			fm, seeds, err := demoFarm(&cfg)
-			if err != nil {
-				return fail(e, "get", err)
-			}
-			defer fm.Close()
-			if len(urls) == 0 {
-				urls = seeds
-			}
+		cfg, urls, done, err := ff.prepare(e.errOut, urls)
+		if err != nil {
+			return fail(e, "get", err)
 		}
+		defer done()
 		if len(urls) == 0 {
 			return fail(e, "get", fmt.Errorf("%w: want one URL or more (or -demo)", errUsage))
 		}

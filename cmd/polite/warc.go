@@ -202,6 +202,9 @@ func (a *archive) revisit(r *polite.Result, target string) (gowarc.WarcRecord, e
 	rb := a.builder(gowarc.Revisit, r, target, httpResponseType)
 	rb.AddWarcHeader(gowarc.WarcProfile, gowarc.ProfileServerNotModifiedV1_1)
 	rb.AddWarcHeader(gowarc.WarcRefersToTargetURI, target)
+	// CopyFetched is when the stored copy's response ended; its record's
+	// WARC-Date is when the request began, the Duration earlier. A replay
+	// tool finds the original by target and the closest date.
 	if !r.CopyFetched.IsZero() {
 		rb.AddWarcHeaderTime(gowarc.WarcRefersToDate, warcDate(r.CopyFetched))
 	}
