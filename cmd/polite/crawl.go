@@ -24,7 +24,7 @@ import (
 func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 	maxURLs := fs.Int("max", 100, "the most URLs to fetch, sitemaps included")
 	sitemaps := fs.Bool("sitemaps", false, "also read the sitemaps each seed's robots.txt lists, and fetch their pages")
-	warcPath := fs.String("o", "", "write every exchange to this WARC 1.1 file (.warc.gz: gzip per record)")
+	warcPath := fs.String("o", "", "write each URL's last exchange to this WARC 1.1 file (.warc.gz: gzip per record)")
 	storePath := fs.String("store", "", "a store file: page copies (conditional requests), robots.txt and refusals across runs")
 	serveAddr := fs.String("serve", "", "show the crawl live on a web page at this address (\":8080\" binds loopback)")
 	var ff fetcherFlags
@@ -100,12 +100,16 @@ func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 			return fail(e, "crawl", err)
 		}
 		sum.print(e.out)
+		status := 0
+		for _, r := range sum.failedSeeds {
+			status = fail(e, "crawl", fmt.Errorf("seed %s: %s", r.URL, failure(r)))
+		}
 		if c.live != nil {
 			c.live.finish(sum.line())
 			fmt.Fprintln(e.out, "the live page stays up until interrupted (Ctrl-C)")
 			<-e.ctx.Done()
 		}
-		return 0
+		return status
 	}
 }
 
@@ -136,7 +140,11 @@ func (c *crawler) crawl(f *polite.Fetcher, seeds []string) (sum summary, err err
 	c.progress = newProgress(c.out, f, c.live)
 	defer c.progress.stop()
 	for _, s := range seeds {
-		c.add(f, s, false)
+		if err := f.Add(c.ctx, s); err != nil { // never fetchable: no crawl from here
+			sum.failedSeeds = append(sum.failedSeeds, &polite.Result{URL: s, Err: hint(err)})
+			continue
+		}
+		c.added[s] = true
 	}
 	// One loop in one goroutine: a Result counts as pending until its
 	// iteration is over, so the URLs added below keep the loop going,
@@ -155,8 +163,13 @@ func (c *crawler) crawl(f *polite.Fetcher, seeds []string) (sum summary, err err
 			}
 		}
 		c.progress.result(r)
-		if c.sitemaps && slices.ContainsFunc(seeds, func(s string) bool { return s == r.URL }) {
-			c.addSitemaps(f, r.URL)
+		if slices.Contains(seeds, r.URL) {
+			if r.Err != nil || r.Status >= 400 {
+				sum.failedSeeds = append(sum.failedSeeds, r)
+			}
+			if c.sitemaps {
+				c.addSitemaps(f, r.URL)
+			}
 		}
 		var trap *polite.TrapError
 		switch {
@@ -169,7 +182,7 @@ func (c *crawler) crawl(f *polite.Fetcher, seeds []string) (sum summary, err err
 				c.live.logRefusal(r.URL, r.Err)
 			}
 			continue
-		case r.Err != nil:
+		case r.Err != nil, r.Status >= 400: // an error page is no page: its links are not followed
 			sum.errors++
 			continue
 		}
@@ -257,14 +270,15 @@ type summary struct {
 	sitemaps, listed           int
 	traps                      map[polite.TrapKind][]string // kind → URLs
 	stopped                    []string
+	failedSeeds                []*polite.Result // seeds with an error or a status of 400 or more
 	requests                   int
 	elapsed                    time.Duration
 }
 
 // line is the summary's first line.
 func (s summary) line() string {
-	return fmt.Sprintf("%d pages (%d not modified since the store's copy), %d errors, %d URLs on stopped hosts, %d requests in %.1fs",
-		s.pages, s.notModified, s.errors, len(s.stopped), s.requests, s.elapsed.Seconds())
+	return fmt.Sprintf("%s (%d not modified since the store's copy), %s, %s on stopped hosts, %s in %.1fs",
+		count(s.pages, "page"), s.notModified, count(s.errors, "error"), count(len(s.stopped), "URL"), count(s.requests, "request"), s.elapsed.Seconds())
 }
 
 func (s summary) print(w io.Writer) {
@@ -286,4 +300,20 @@ func (s summary) print(w io.Writer) {
 // stopped (R3).
 func isRefusal(err error) bool {
 	return errors.Is(err, polite.ErrHostStopped) || errors.Is(err, polite.ErrRefused)
+}
+
+// count is "1 page", "2 pages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// failure says why r is no page: its error, or its status.
+func failure(r *polite.Result) string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	return fmt.Sprintf("status %d", r.Status)
 }

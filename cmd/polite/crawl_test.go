@@ -302,3 +302,15 @@ func TestCrawlServeProcess(t *testing.T) {
 		t.Errorf("after an interrupt: %v; stderr %q", err, errOut.String())
 	}
 }
+
+// A crawl whose seed is no page exits 1, saying why in one line.
+func TestCrawlSeedFails(t *testing.T) {
+	t.Parallel()
+	fm := politetest.Start(t)
+	base := addrSite(t, fm, politetest.Site{Pages: map[string]politetest.Page{"/": {Status: 404}}})
+	r := runCmd(t, "", "crawl", "-allow-private", base+"/")
+	if r.code != 1 || !strings.Contains(r.stdout, "0 pages") || !strings.Contains(r.stdout, "1 error,") {
+		t.Errorf("exit %d, want 1\n%s", r.code, r.stdout)
+	}
+	r.oneLine(t, "polite crawl: seed "+base+"/: status 404")
+}

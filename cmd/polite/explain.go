@@ -27,6 +27,9 @@ func explainCommand(fs *flag.FlagSet) func(env, []string) int {
 		if len(args) > 0 {
 			return fail(e, "explain", fmt.Errorf("%w: unexpected arguments %q", errUsage, args))
 		}
+		if *status < 100 || *status > 999 {
+			return fail(e, "explain", fmt.Errorf("%w: -status %d: want an HTTP status, 100 to 999", errUsage, *status))
+		}
 		if *bodyFile != "" && *respFile != "" {
 			return fail(e, "explain", fmt.Errorf("%w: -body and -response are two ways to give the body: take one", errUsage))
 		}
@@ -67,6 +70,8 @@ func explain(w io.Writer, v polite.Verdict) {
 	switch {
 	case v.Kind == polite.KindRefused:
 		fmt.Fprintln(w, "wait: none, the host is not asked again in this run")
+	case v.HasRetryAfter && v.RetryAfter > polite.DefaultHorizon:
+		fmt.Fprintf(w, "wait: %s from Retry-After, beyond the %v horizon: the address is parked, its URLs come back with a ParkedError\n", seconds(v.RetryAfter), polite.DefaultHorizon)
 	case v.HasRetryAfter:
 		fmt.Fprintf(w, "wait: %s from Retry-After\n", seconds(v.RetryAfter))
 	case v.Failure():
@@ -91,10 +96,7 @@ func explain(w io.Writer, v polite.Verdict) {
 
 // seconds prints a wait as seed 000 does: "120 s".
 func seconds(d time.Duration) string {
-	if d%time.Second == 0 {
-		return fmt.Sprintf("%d s", d/time.Second)
-	}
-	return d.String()
+	return fmt.Sprintf("%d s", d.Round(time.Second)/time.Second)
 }
 
 func readResponse(path string) (int, headerFlags, []byte, error) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 
@@ -70,4 +72,12 @@ func demoFarm(cfg *polite.Config) (*politetest.Farm, []string, error) {
 	cfg.Resolver = fm.Resolver()
 	cfg.AllowPrivateNetworks = true // the farm is on loopback
 	return fm, seeds, nil
+}
+
+// hint adds to err what a user of the command can do about it.
+func hint(err error) error {
+	if errors.Is(err, polite.ErrPrivateAddress) {
+		return fmt.Errorf("%w (-allow-private allows loopback and private addresses, for your own servers)", err)
+	}
+	return err
 }

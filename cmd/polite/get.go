@@ -31,12 +31,13 @@ func getCommand(fs *flag.FlagSet) func(env, []string) int {
 			return fail(e, "get", err)
 		}
 		defer f.Close()
+		failed := false
 		for _, u := range urls {
-			if err := f.Add(e.ctx, u); err != nil {
-				return fail(e, "get", err)
+			if err := f.Add(e.ctx, u); err != nil { // this URL is never fetchable; the others go on
+				fail(e, "get", hint(err))
+				failed = true
 			}
 		}
-		failed := false
 		for r, err := range f.Results(e.ctx) {
 			if err != nil {
 				return fail(e, "get", err)

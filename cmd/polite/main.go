@@ -33,10 +33,12 @@
 // crawl follows the links of each seed within its site (its host and the
 // hosts under it), up to -max URLs. On a terminal it draws a progress
 // line; otherwise it prints plain lines. -sitemaps also reads the
-// sitemaps robots.txt lists; -o writes every exchange to a WARC 1.1
-// file; -store keeps page copies (so a second crawl asks conditionally),
-// robots.txt and refusals across runs; -serve shows the crawl live on a
-// web page, one row per server address.
+// sitemaps robots.txt lists; -o writes each URL's last exchange to a WARC
+// 1.1 file, as net/http gave it (the body decoded; robots.txt and
+// redirect hops are not recorded); -store keeps page copies (so a second
+// crawl asks conditionally), robots.txt and refusals across runs; -serve
+// shows the crawl live on a web page, one row per server address. Its
+// exit status is 1 when a seed is no page.
 //
 // timeline crawls the embedded farm and draws the requests and rests of
 // each server address as an SVG.
@@ -131,6 +133,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "polite %s: %v (polite help %s)\n", c.name, err, c.name)
 		return 2
+	}
+	for _, a := range fs.Args() {
+		if len(a) > 1 && a[0] == '-' { // the flag package stops at the first argument
+			fmt.Fprintf(stderr, "polite %s: flag %s after the arguments: flags go first (polite help %s)\n", c.name, a, c.name)
+			return 2
+		}
 	}
 	return body(e, fs.Args())
 }

@@ -146,6 +146,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"get", "ftp://example.org/file"}, 1, "unsupported URL scheme"},
 		{[]string{"get", "http://exa mple.org/"}, 1, "invalid URL"},
 		{[]string{"get"}, 2, "want one URL or more"},
+		{[]string{"crawl", "http://example.org/", "-max", "3"}, 2, "flag -max after the arguments: flags go first"},
+		{[]string{"get", "http://127.0.0.1:9/"}, 1, "-allow-private allows loopback"},
+		{[]string{"explain", "-status", "42"}, 2, "-status 42: want an HTTP status, 100 to 999"},
 		{[]string{"crawl", "not a url"}, 1, `"not a url" is not an http or https URL`},
 		{[]string{"get", "-name", "Googlebot", "-info", "https://example.org/bot", "http://example.org/"}, 1, "pretends to be a browser or another bot"},
 	} {
@@ -224,6 +227,10 @@ func TestExplain(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "refused: ") || !strings.Contains(r.stdout, "challenge: yes (Cloudflare)") {
 		t.Errorf("a saved challenge: exit %d\n%s", r.code, r.stdout)
 	}
+	r = runCmd(t, "", "explain", "-status", "503", "-header", "Retry-After: 7200")
+	if r.code != 0 || !strings.Contains(r.stdout, "wait: 7200 s from Retry-After, beyond the 1h0m0s horizon: the address is parked") {
+		t.Errorf("a Retry-After past the horizon (R2.4): exit %d\n%s", r.code, r.stdout)
+	}
 	r = runCmd(t, "", "explain", "-header", "no colon")
 	if r.code != 2 {
 		t.Errorf("a header without a colon: exit %d", r.code)
@@ -284,11 +291,12 @@ func TestGet(t *testing.T) {
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	r := runCmd(t, "", "get", "-demo")
-	if r.code != 1 || !strings.Contains(r.stdout, "200 http://news.test:") || !strings.Contains(r.stdout, "ERR http://closed.test:") {
-		t.Errorf("get -demo: exit %d (want 1: closed.test refuses)\n%s", r.code, r.stdout)
+	if r.code != 0 || !strings.Contains(r.stdout, "200 http://news.test:") || !strings.Contains(r.stdout, "200 http://traps.test:") {
+		t.Errorf("get -demo: exit %d\n%s", r.code, r.stdout)
 	}
-	r = runCmd(t, "", "crawl", "-demo", "-max", "12", "-sitemaps")
-	if r.code != 0 || !strings.Contains(r.stdout, "requests in") || !strings.Contains(r.stderr, "host=closed.test") {
+	r = runCmd(t, "", "crawl", "-demo", "-sitemaps")
+	if r.code != 0 || !strings.Contains(r.stdout, "requests in") || !strings.Contains(r.stderr, "host=closed.news.test") ||
+		!strings.Contains(r.stdout, "2 sitemaps read, listing 4 URLs") || !strings.Contains(r.stdout, "trap calendar") {
 		t.Errorf("crawl -demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

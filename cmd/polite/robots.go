@@ -55,7 +55,7 @@ func readRobots(e env, ff *fetcherFlags, source string) (*polite.Robots, error) 
 	defer f.Close()
 	rules, err := f.FetchRobots(e.ctx, source)
 	if err != nil {
-		return nil, err
+		return nil, hint(err)
 	}
 	if rules == nil {
 		return nil, fmt.Errorf("%s: robots.txt is not read for this host", source)

@@ -186,10 +186,27 @@ func (a *archive) response(r *polite.Result, target string) (gowarc.WarcRecord, 
 	writeHead(&head, r.Status, r.Header)
 
 	rb := a.builder(gowarc.Response, r, target, httpResponseType)
-	if r.Truncated {
-		rb.AddWarcHeader(gowarc.WarcTruncated, "length")
+	if why := truncation(r); why != "" {
+		rb.AddWarcHeader(gowarc.WarcTruncated, why)
 	}
 	return build(rb, head.Bytes(), r.Body)
+}
+
+// truncation is the WARC-Truncated reason of r's response record: why its
+// payload is not the whole body the server announced, "" when it is. A
+// Result with an error and a status has what the fetcher read before it
+// stopped: a body cut short or stalled (disconnect), one past the size cap
+// (length), one of a type not read, which is empty (unspecified).
+func truncation(r *polite.Result) string {
+	switch {
+	case errors.Is(r.Err, polite.ErrIncompleteBody):
+		return "disconnect"
+	case r.Truncated, errors.Is(r.Err, polite.ErrBodyTooLarge):
+		return "length"
+	case r.Err != nil:
+		return "unspecified"
+	}
+	return ""
 }
 
 // revisit builds the revisit record of a 304: its status line and header

@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/base32"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
@@ -67,6 +68,25 @@ func archiveResults() []*polite.Result {
 			Request:   http.Header{"User-Agent": {"polite-test/1.0"}},
 			Addr:      netip.MustParseAddr("192.0.2.11"),
 			Started:   archiveStart.Add(3 * time.Second),
+		},
+		{ // the server announced more than it sent
+			URL: "https://example.com/cut", FinalURL: "https://example.com/cut",
+			Status:  200,
+			Header:  http.Header{"Content-Type": {"text/html"}, "Content-Length": {"10000"}},
+			Body:    []byte("<p>the first part"),
+			Err:     fmt.Errorf("%w: 17 of 10000 bytes", polite.ErrIncompleteBody),
+			Request: http.Header{"User-Agent": {"polite-test/1.0"}},
+			Addr:    netip.MustParseAddr("192.0.2.10"),
+			Started: archiveStart.Add(4 * time.Second),
+		},
+		{ // a type not read: the body was left unread
+			URL: "https://example.com/img.png", FinalURL: "https://example.com/img.png",
+			Status:  200,
+			Header:  http.Header{"Content-Type": {"image/png"}, "Content-Length": {"5000"}},
+			Err:     &polite.ContentTypeError{URL: "https://example.com/img.png", Type: "image/png"},
+			Request: http.Header{"User-Agent": {"polite-test/1.0"}},
+			Addr:    netip.MustParseAddr("192.0.2.10"),
+			Started: archiveStart.Add(5 * time.Second),
 		},
 		{
 			URL: "https://down.example/", FinalURL: "https://down.example/",
@@ -164,7 +184,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 			for _, rec := range recs {
 				types = append(types, rec.WarcRecord.Type().String())
 			}
-			want := "warcinfo request response request response request revisit request response"
+			want := "warcinfo request response request response request revisit request response request response request response"
 			if got := strings.Join(types, " "); got != want {
 				t.Fatalf("record types\n got %s\nwant %s", got, want)
 			}
@@ -326,10 +346,11 @@ func checkResponse(t *testing.T, resp gowarc.WarcRecord, r *polite.Result) {
 	if got, want := h.Get(gowarc.WarcPayloadDigest), sha1Base32(r.Body); got != want {
 		t.Errorf("response %s: WARC-Payload-Digest %q, want %q", r.FinalURL, got, want)
 	}
-	trunc := ""
-	if r.Truncated {
-		trunc = "length"
-	}
+	trunc := map[string]string{ // by FinalURL: why the payload is not the whole body
+		"https://example.com:8443/big.bin": "length",
+		"https://example.com/cut":          "disconnect",
+		"https://example.com/img.png":      "unspecified",
+	}[r.FinalURL]
 	if got := h.Get(gowarc.WarcTruncated); got != trunc {
 		t.Errorf("response %s: WARC-Truncated %q, want %q", r.FinalURL, got, trunc)
 	}
@@ -381,7 +402,7 @@ func checkRevisit(t *testing.T, rev gowarc.WarcRecord, r *polite.Result) {
 // An archive that was given nothing with a response is its warcinfo.
 func TestArchiveNothingToWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.warc.gz")
-	writeArchive(t, path, archiveResults()[4:])
+	writeArchive(t, path, archiveResults()[6:])
 	recs := readArchive(t, path)
 	if len(recs) != 1 || recs[0].WarcRecord.Type() != gowarc.Warcinfo {
 		t.Fatalf("%d records, want the warcinfo alone", len(recs))
