@@ -141,6 +141,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"robots", "missing.txt", "/"}, 1, "missing.txt: no such file or directory"},
 		{[]string{"robots", dir, "/"}, 1, dir + ": is a directory"},
 		{[]string{"robots"}, 2, "want a robots.txt FILE"},
+		{[]string{"robots", "missing.txt", "private/x"}, 2, `"private/x": a path starts with /`},
 		{[]string{"explain", "-response", "missing.http"}, 1, "missing.http: no such file or directory"},
 		{[]string{"explain", "-status", "200", "stray"}, 2, "unexpected arguments"},
 		{[]string{"get", "ftp://example.org/file"}, 1, "unsupported URL scheme"},

@@ -27,6 +27,11 @@ func robotsCommand(fs *flag.FlagSet) func(env, []string) int {
 			}
 		}
 		source, paths := args[0], args[1:]
+		for _, p := range paths {
+			if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
+				return fail(e, "robots", fmt.Errorf("%w: %q: a path starts with / (or give an http or https URL)", errUsage, p))
+			}
+		}
 		rules, err := readRobots(e, &ff, source)
 		if err != nil {
 			return fail(e, "robots", err)
