@@ -314,3 +314,44 @@ func TestCrawlSeedFails(t *testing.T) {
 	}
 	r.oneLine(t, "polite crawl: seed "+base+"/: status 404")
 }
+
+// R11.3, R10: a body the server cuts short is tried again on the host's
+// backoff, then archived as what came, marked WARC-Truncated: disconnect.
+func TestCrawlArchivesACutBody(t *testing.T) {
+	t.Parallel()
+	fm := politetest.Start(t)
+	base := addrSite(t, fm, politetest.Site{Pages: map[string]politetest.Page{
+		"/":    html("/cut"),
+		"/cut": {Cut: true, Size: 4000, Header: http.Header{"Content-Type": {"text/html"}}},
+	}})
+	out := filepath.Join(t.TempDir(), "cut.warc")
+	r := runCmd(t, "", "crawl", "-allow-private", "-o", out, base+"/")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 page") || !strings.Contains(r.stdout, "1 error,") || !strings.Contains(r.stdout, "ERR "+base+"/cut") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rd, err := gowarc.NewWarcFileReader(out, 0, gowarc.WithStrictValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var found bool
+	for rec, err := range rd.Records() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := rec.WarcRecord
+		if w.Type() == gowarc.Response && w.WarcHeader().Get(gowarc.WarcTargetURI) == base+"/cut" {
+			found = true
+			if got := w.WarcHeader().Get(gowarc.WarcTruncated); got != "disconnect" {
+				t.Errorf("the cut body's record: WARC-Truncated %q, want disconnect", got)
+			}
+		}
+		rec.Close()
+	}
+	if !found {
+		t.Error("no response record of the cut body")
+	}
+	if n := len(paths(fm, hostOf(base))); n < 4 {
+		t.Errorf("farm saw %d requests: want robots.txt, the page and the cut body tried again", n)
+	}
+}
