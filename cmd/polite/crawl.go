@@ -31,7 +31,11 @@ func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 	ff.register(fs, true)
 	return func(e env, seeds []string) int {
 		c := crawler{env: e, max: *maxURLs, sitemaps: *sitemaps}
-		cfg, seeds, done, err := ff.prepare(e.errOut, seeds)
+		logs := e.errOut
+		if isTerminal(e.out) && isTerminal(e.errOut) {
+			logs = clearingLine{e.errOut} // a log line over the progress line, not in it
+		}
+		cfg, seeds, done, err := ff.prepare(logs, seeds)
 		if err != nil {
 			return fail(e, "crawl", err)
 		}

@@ -125,3 +125,15 @@ func (p *progress) stop() {
 	p.wg.Wait()
 	p.draw(true)
 }
+
+// clearingLine writes to a terminal whose current line holds the progress
+// line: it clears that line first, so what it writes (a log line) stands
+// alone, and the next redraw puts the progress line back under it.
+type clearingLine struct{ w io.Writer }
+
+func (c clearingLine) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(c.w, "\r\x1b[K"); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}

@@ -36,3 +36,11 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("not a terminal: %q, want a plain line", got)
 	}
 }
+
+func TestClearingLine(t *testing.T) {
+	var out strings.Builder
+	n, err := clearingLine{&out}.Write([]byte("level=WARN msg=refused\n"))
+	if err != nil || n != 23 || out.String() != "\r\x1b[Klevel=WARN msg=refused\n" {
+		t.Errorf("wrote %d, %v: %q", n, err, out.String())
+	}
+}
