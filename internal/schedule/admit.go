@@ -163,6 +163,7 @@ func (s *Scheduler) refuse(b *Budget, t *Task) bool {
 func (s *Scheduler) arm(b *Budget) {
 	if !b.busy && b.index < 0 && b.pending() > 0 {
 		s.due.push(b)
+		s.countNeed(b) // work that came after its last request ended
 		s.askCopy(b)
 	}
 }

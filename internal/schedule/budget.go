@@ -24,10 +24,10 @@ type Budget struct {
 	// address is a documented API, else the web floor.
 	floor time.Duration
 	hosts int // the hosts on it (forget.go)
-	// need is its share of the requests in flight the limit needs,
-	// duration ÷ (rest + duration) of its last request, while it has
-	// work (Little's law); 0 without.
-	need float64
+	// share is duration ÷ (rest + duration) of its last request: its
+	// share of the requests in flight the limit needs (Little's law).
+	// need is share while it has work, 0 without.
+	share, need float64
 	// conn is what its server showed of keeping a connection through a
 	// rest; only the worker holding the budget touches it.
 	conn Conn

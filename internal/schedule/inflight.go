@@ -25,13 +25,24 @@ import "time"
 // (BenchmarkPoliteness).
 const minInFlight = 64
 
-// needs sets a budget's share of the requests in flight the limit needs:
-// Little's law, from its last request's duration and rest, while work
-// waits at it (R1.2).
+// needs sets a budget's share of the requests in flight the limit needs
+// from its last request: Little's law on its duration and rest (R1.2).
+// The share counts while work waits at the budget (countNeed).
 func (s *Scheduler) needs(b *Budget, d, rest time.Duration) {
+	b.share = 0
+	if d+rest > 0 {
+		b.share = d.Seconds() / (d + rest).Seconds()
+	}
+	s.countNeed(b)
+}
+
+// countNeed counts b's share in the need while it is in the due heap,
+// with work waiting, and not when it has none: called when it ends a
+// request, gains work after its last one ended, or loses all its work.
+func (s *Scheduler) countNeed(b *Budget) {
 	n := 0.0
-	if b.index >= 0 && d+rest > 0 {
-		n = d.Seconds() / (d + rest).Seconds()
+	if b.index >= 0 {
+		n = b.share
 	}
 	switch {
 	case n > 0 && b.need == 0:

@@ -38,6 +38,23 @@ func TestNeedIsLittlesLaw(t *testing.T) {
 	}
 }
 
+// A budget that gains work after its last request ended counts its share
+// again, from that request (R1.2): links added later, or pages that came
+// after the request ended.
+func TestNeedCountsWorkThatComesLater(t *testing.T) {
+	s := New(Config{MaxInFlight: 4096}, nil)
+	b := &Budget{index: -1}
+	s.needs(b, time.Second, 5*time.Second) // it ended a request with nothing queued
+	if got := s.need(); got != 0 {
+		t.Fatalf("no work: need %v", got)
+	}
+	b.queue = []*Task{{}}
+	s.arm(b)
+	if got := s.need(); got < 1.0/6-1e-9 || got > 1.0/6+1e-9 {
+		t.Errorf("work came: need %v, want 1/6", got)
+	}
+}
+
 // Without a CPU gauge every request due may start, up to MaxInFlight.
 func TestRoomToFetchUpToTheCap(t *testing.T) {
 	s := New(Config{MaxInFlight: 8}, nil)

@@ -134,7 +134,7 @@ func (s *Scheduler) takeQueued(b *Budget, h *host) []*Task {
 	b.queue, b.head = kept, 0
 	if b.pending() == 0 && b.index >= 0 {
 		s.due.remove(b)
-		s.needs(b, 0, 0)
+		s.countNeed(b)
 	}
 	return taken
 }
