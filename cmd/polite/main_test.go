@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,14 +27,6 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	// The tests wait out real rests, not the CPU: unless -parallel was
-	// given, run more of them at once than the cores.
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "8")
-	}
 	dir, err := os.MkdirTemp("", "polite-cmd-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
