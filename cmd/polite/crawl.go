@@ -181,7 +181,7 @@ func (c *crawler) crawl(f *polite.Fetcher, seeds []string) (sum summary, err err
 			sum.traps[trap.Kind] = append(sum.traps[trap.Kind], r.URL)
 			continue
 		case isRefusal(r.Err):
-			sum.stopped = append(sum.stopped, r.URL)
+			sum.stopped++
 			if c.live != nil {
 				c.live.logRefusal(r.URL, r.Err)
 			}
@@ -273,8 +273,8 @@ type summary struct {
 	pages, notModified, errors int
 	sitemaps, listed           int
 	traps                      map[polite.TrapKind][]string // kind → URLs
-	stopped                    []string
-	failedSeeds                []*polite.Result // seeds with an error or a status of 400 or more
+	stopped                    int                          // URLs on refused or stopped hosts
+	failedSeeds                []*polite.Result             // seeds with an error or a status of 400 or more
 	requests                   int
 	elapsed                    time.Duration
 }
@@ -282,7 +282,7 @@ type summary struct {
 // line is the summary's first line.
 func (s summary) line() string {
 	return fmt.Sprintf("%s (%d not modified since the store's copy), %s, %s on stopped hosts, %s in %.1fs",
-		count(s.pages, "page"), s.notModified, count(s.errors, "error"), count(len(s.stopped), "URL"), count(s.requests, "request"), s.elapsed.Seconds())
+		count(s.pages, "page"), s.notModified, count(s.errors, "error"), count(s.stopped, "URL"), count(s.requests, "request"), s.elapsed.Seconds())
 }
 
 func (s summary) print(w io.Writer) {

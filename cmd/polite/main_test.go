@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -299,6 +300,11 @@ func TestDemo(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "requests in") || !strings.Contains(r.stderr, "host=closed.news.test") ||
 		!strings.Contains(r.stdout, "2 sitemaps read, listing 4 URLs") || !strings.Contains(r.stdout, "trap calendar") {
 		t.Errorf("crawl -demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, p := range politetest.TrapPages { // every real page, past the traps (R9)
+		if !regexp.MustCompile(`(?m)^200 http://traps\.test:\d+` + regexp.QuoteMeta(p) + ` `).MatchString(r.stdout) {
+			t.Errorf("crawl -demo: the real page traps.test%s was not fetched", p)
+		}
 	}
 }
 
