@@ -197,3 +197,48 @@ func jobGoroutines() int {
 	}
 	return n
 }
+
+// R1.2: the CPU's ceiling starts at 64 requests in flight and grows while
+// the CPU has room, though no request ends. Eighty hosts on the real clock
+// (the gauge reads the real CPU) hold their robots.txt requests in flight;
+// the ceiling grew only when a request ended, so all 80 reach the farm only
+// if the dispatcher heeds the gauge by itself. A fetcher held at 64 would
+// hang here, for go test's -timeout to catch.
+func TestCeilingGrowsWhileNoRequestEnds(t *testing.T) {
+	checkNoLeaks(t)
+	const hosts = 80
+	held := make(chan struct{})
+	entered := make(chan string, hosts)
+	fm := politetest.Start(t)
+	t.Cleanup(func() { close(held) })
+	var urls []string
+	for i := range hosts {
+		name := fmt.Sprintf("h%02d.test", i)
+		if _, err := fm.AddSite(politetest.Site{Name: name, Pages: map[string]politetest.Page{
+			politetest.RobotsPath: {Gate: held, Entered: entered},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, fm.URL(name, "/page"))
+	}
+	f, err := polite.New(polite.Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	for _, u := range urls {
+		if err := f.Add(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range hosts {
+		<-entered
+	}
+	st, err := f.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.InFlight != hosts || st.CPUCeiling < hosts {
+		t.Errorf("Stats: %d in flight, ceiling %d; want %d and at least that", st.InFlight, st.CPUCeiling, hosts)
+	}
+}

@@ -127,6 +127,10 @@ type Scheduler struct {
 	ceiling int
 	// ceilingHeld is set when the ceiling held a request back (cpu.go).
 	ceilingHeld bool
+	// cpuTimed: the dispatcher's CPU timer runs, to heed the gauge's
+	// next window though no job ends meanwhile. A worker whose job the
+	// ceiling held back while it did not wakes the dispatcher to set it.
+	cpuTimed bool
 	// storeWork is the store jobs waiting for a store worker, and
 	// storeRunning those handed out and not yet answered (store.go).
 	storeWork    []StoreJob
@@ -286,6 +290,7 @@ func (s *Scheduler) Run() {
 		}
 		idle := s.running == 0 && s.storeIdle()
 		held := s.ceilingHeld
+		s.cpuTimed = held
 		s.mu.Unlock()
 
 		var cpuTick <-chan time.Time
@@ -372,8 +377,12 @@ func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
 	if ok {
 		s.running++
 	}
+	// A job the CPU's ceiling held back needs the dispatcher's CPU timer:
+	// when requests in flight take a minute, none ends to heed the gauge
+	// before then, and the ceiling would stay where it is (R1.2).
 	wake := s.closing || s.cfg.OnIdle != nil && s.running == 0 ||
-		len(s.lookups) > 0 && s.running < s.cfg.MaxInFlight || len(s.storeWork) > 0
+		len(s.lookups) > 0 && s.running < s.cfg.MaxInFlight || len(s.storeWork) > 0 ||
+		s.ceilingHeld && !s.cpuTimed
 	// A budget due before the dispatcher's timer fires, or due now and
 	// not taken, while the cap leaves room, needs the dispatcher.
 	if next, due := s.nextWake(); due && (s.wakeAt.IsZero() || next.Before(s.wakeAt) || !next.After(now)) {
