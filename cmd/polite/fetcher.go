@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/politetest"
@@ -17,6 +18,11 @@ type fetcherFlags struct {
 	name, version, info, contact string
 	allowPrivate                 bool
 	demo                         bool
+	// timeout and retries bound how long a server that does not answer
+	// holds the command: a shorter wait than the Config's, and fewer
+	// attempts (R10.2, R11.3). Neither makes a request sooner.
+	timeout time.Duration
+	retries int
 }
 
 // register adds the flags to fs; demo says whether -demo is one of them.
@@ -26,17 +32,36 @@ func (ff *fetcherFlags) register(fs *flag.FlagSet, demo bool) {
 	fs.StringVar(&ff.info, "info", "", "a page that tells site owners who runs the crawler")
 	fs.StringVar(&ff.contact, "contact", "", "a mail address of the crawler's operator, sent in the User-Agent and as From")
 	fs.BoolVar(&ff.allowPrivate, "allow-private", false, "allow loopback and private addresses: for your own servers")
+	fs.DurationVar(&ff.timeout, "timeout", polite.DefaultTimeout, "the longest one request may take, from its dial to the last byte (at most "+polite.MaxTimeout.String()+")")
+	fs.IntVar(&ff.retries, "retries", polite.DefaultRetries, "how many more times a page whose request failed for a moment is asked, after its backoff (0 to "+fmt.Sprint(polite.DefaultRetries)+")")
 	if demo {
 		fs.BoolVar(&ff.demo, "demo", false, "fetch from an embedded farm of loopback sites instead (no internet)")
 	}
 }
 
+// check reports a flag value the command cannot take.
+func (ff *fetcherFlags) check() error {
+	if ff.timeout <= 0 || ff.timeout > polite.MaxTimeout {
+		return fmt.Errorf("%w: -timeout %v: want more than 0 and at most %v", errUsage, ff.timeout, polite.MaxTimeout)
+	}
+	if ff.retries < 0 || ff.retries > polite.DefaultRetries {
+		return fmt.Errorf("%w: -retries %d: want 0 to %d", errUsage, ff.retries, polite.DefaultRetries)
+	}
+	return nil
+}
+
 // config is the Config the flags make. Warnings and refusals are logged
 // to errOut as text.
 func (ff *fetcherFlags) config(errOut io.Writer) polite.Config {
+	retries := ff.retries
+	if retries == 0 {
+		retries = -1 // the Config's zero is its default; negative is none
+	}
 	return polite.Config{
 		Name: ff.name, Version: ff.version, InfoURL: ff.info, Contact: ff.contact,
 		AllowPrivateNetworks: ff.allowPrivate,
+		Timeout:              ff.timeout,
+		Retries:              retries,
 		Logger:               slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 }
@@ -45,6 +70,9 @@ func (ff *fetcherFlags) config(errOut io.Writer) polite.Config {
 // -demo, the embedded farm is started (done closes it) and its home pages
 // stand in for urls when none are given.
 func (ff *fetcherFlags) prepare(errOut io.Writer, urls []string) (cfg polite.Config, _ []string, done func(), err error) {
+	if err := ff.check(); err != nil {
+		return cfg, nil, func() {}, err
+	}
 	cfg, done = ff.config(errOut), func() {}
 	if !ff.demo {
 		return cfg, urls, done, nil

@@ -47,6 +47,10 @@
 // loopback sites (no internet); and the identity flags -name, -version,
 // -info and -contact, which make the User-Agent. -allow-private lets them
 // reach loopback and private addresses, which are refused by default.
+// -timeout (default 60s, at most 10m) bounds each request, and -retries
+// (0 to 3, default 3) how often a page that failed for a moment is asked
+// again: together they bound how long a server that never answers holds
+// the command.
 //
 // The exit status is 0 on success, 1 when the command ran and something
 // failed (a URL that could not be fetched, a disallowed path), and 2 for

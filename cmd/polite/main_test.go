@@ -151,6 +151,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"crawl", "http://example.org/", "-max", "3"}, 2, "flag -max after the arguments: flags go first"},
 		{[]string{"get", "http://127.0.0.1:9/"}, 1, "-allow-private allows loopback"},
 		{[]string{"explain", "-status", "42"}, 2, "-status 42: want an HTTP status, 100 to 999"},
+		{[]string{"get", "-timeout", "11m", "http://example.org/"}, 2, "-timeout 11m0s: want more than 0 and at most 10m0s"},
+		{[]string{"crawl", "-retries", "4", "http://example.org/"}, 2, "-retries 4: want 0 to 3"},
+		{[]string{"robots", "-timeout", "0s", "http://example.org/", "/"}, 2, "-timeout 0s: want more than 0"},
 		{[]string{"crawl", "not a url"}, 1, `"not a url" is not an http or https URL`},
 		{[]string{"get", "-name", "Googlebot", "-info", "https://example.org/bot", "http://example.org/"}, 1, "pretends to be a browser or another bot"},
 	} {
@@ -289,6 +292,24 @@ func TestGet(t *testing.T) {
 }
 
 // -demo: get and crawl against the embedded farm, no internet; timeline
+// R10.2, R11.3: -timeout and -retries bound how long a server that takes
+// the request and never answers holds get: the farm sees robots.txt and
+// the page once, and the page's line names the timeout.
+func TestGetTimeout(t *testing.T) {
+	t.Parallel()
+	fm := politetest.Start(t)
+	a := addrSite(t, fm, politetest.Site{Pages: map[string]politetest.Page{
+		"/stall": {Latency: time.Hour}, // until the client goes away
+	}})
+	r := runCmd(t, "", "get", "-allow-private", "-timeout", "1s", "-retries", "0", a+"/stall")
+	if r.code != 1 || !strings.Contains(r.stdout, a+"/stall") || !strings.Contains(r.stdout, "1s") {
+		t.Errorf("exit %d, want 1 and the page's line naming the 1s timeout:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := paths(fm, hostOf(a)); len(got) != 2 || got[0] != politetest.RobotsPath || got[1] != "/stall" {
+		t.Errorf("the farm saw %v, want robots.txt and the page once", got)
+	}
+}
+
 // draws a farm crawl.
 func TestDemo(t *testing.T) {
 	t.Parallel()

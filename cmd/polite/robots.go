@@ -53,6 +53,9 @@ func readRobots(e env, ff *fetcherFlags, source string) (*polite.Robots, error) 
 		}
 		return polite.ParseRobots(body), nil
 	}
+	if err := ff.check(); err != nil {
+		return nil, err
+	}
 	f, err := polite.New(ff.config(e.errOut))
 	if err != nil {
 		return nil, err
