@@ -302,7 +302,7 @@ func TestGetTimeout(t *testing.T) {
 		"/stall": {Latency: time.Hour}, // until the client goes away
 	}})
 	r := runCmd(t, "", "get", "-allow-private", "-timeout", "1s", "-retries", "0", a+"/stall")
-	if r.code != 1 || !strings.Contains(r.stdout, a+"/stall") || !strings.Contains(r.stdout, "1s") {
+	if r.code != 1 || !strings.Contains(r.stdout, "ERR "+a+"/stall: ") || !strings.Contains(r.stdout, "request took longer than 1s") {
 		t.Errorf("exit %d, want 1 and the page's line naming the 1s timeout:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if got := paths(fm, hostOf(a)); len(got) != 2 || got[0] != politetest.RobotsPath || got[1] != "/stall" {
