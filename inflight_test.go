@@ -242,3 +242,60 @@ func TestCeilingGrowsWhileNoRequestEnds(t *testing.T) {
 		t.Errorf("Stats: %d in flight, ceiling %d; want %d and at least that", st.InFlight, st.CPUCeiling, hosts)
 	}
 }
+
+// R1.2: a server that never answers holds one request, and nothing else.
+// A hundred such hosts are added first, on the real clock, then ten fast
+// ones: the fast hosts get robots.txt and their page, 3 s apart, while
+// every stalled request is still held. Before the CPU's ceiling grew by
+// itself, the first 64 stalled requests held every other back; that
+// hangs here, for go test's -timeout to catch.
+func TestStalledHostsHoldNoFastOne(t *testing.T) {
+	checkNoLeaks(t)
+	const stalled, fast = 100, 10
+	held := make(chan struct{})
+	fm := politetest.Start(t)
+	t.Cleanup(func() { close(held) })
+	var urls, fastNames []string
+	for i := range stalled + fast {
+		name := fmt.Sprintf("h%03d.test", i)
+		site := politetest.Site{Name: name}
+		if i < stalled {
+			site.Pages = map[string]politetest.Page{politetest.RobotsPath: {Gate: held}}
+		} else {
+			fastNames = append(fastNames, name)
+		}
+		if _, err := fm.AddSite(site); err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, fm.URL(name, "/page"))
+	}
+	f, err := polite.New(polite.Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	ctx := context.Background()
+	for _, u := range urls {
+		if err := f.Add(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range fast { // the stalled hosts' Results come only when Close ends them
+		res, err := f.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Err != nil || res.Status != 200 {
+			t.Errorf("%s: %d %v", res.URL, res.Status, res.Err)
+		}
+	}
+	for _, name := range fastNames {
+		vs := fm.Audit().VisitsTo(name)
+		if len(vs) != 2 || vs[0].Path != politetest.RobotsPath || vs[1].Start.Sub(vs[0].End) < polite.MinRest {
+			t.Errorf("%s: the farm saw %d requests, want robots.txt and the page 3 s after it", name, len(vs))
+		}
+	}
+	if rep := fm.Audit().Report(politetest.AtLeast(polite.MinRest)); !rep.Polite() {
+		t.Error(rep)
+	}
+}
