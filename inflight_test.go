@@ -221,16 +221,7 @@ func TestCeilingGrowsWhileNoRequestEnds(t *testing.T) {
 		}
 		urls = append(urls, fm.URL(name, "/page"))
 	}
-	f, err := polite.New(polite.Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	for _, u := range urls {
-		if err := f.Add(context.Background(), u); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f := crawlOnRealClock(t, fm, urls)
 	for range hosts {
 		<-entered
 	}
@@ -269,17 +260,8 @@ func TestStalledHostsHoldNoFastOne(t *testing.T) {
 		}
 		urls = append(urls, fm.URL(name, "/page"))
 	}
-	f, err := polite.New(polite.Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
+	f := crawlOnRealClock(t, fm, urls)
 	ctx := context.Background()
-	for _, u := range urls {
-		if err := f.Add(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for range fast { // the stalled hosts' Results come only when Close ends them
 		res, err := f.Next(ctx)
 		if err != nil {
@@ -298,4 +280,21 @@ func TestStalledHostsHoldNoFastOne(t *testing.T) {
 	if rep := fm.Audit().Report(politetest.AtLeast(polite.MinRest)); !rep.Polite() {
 		t.Error(rep)
 	}
+}
+
+// crawlOnRealClock adds urls to a Fetcher with the default Config on the
+// real clock, so with the CPU's gauge, reaching fm's sites.
+func crawlOnRealClock(t *testing.T, fm *politetest.Farm, urls []string) *polite.Fetcher {
+	t.Helper()
+	f, err := polite.New(polite.Config{Resolver: fm.Resolver(), AllowPrivateNetworks: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	for _, u := range urls {
+		if err := f.Add(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
 }
