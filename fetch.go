@@ -113,10 +113,11 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	conn := b.Conn()
 	ctx := rc.begin()
 	defer rc.end()
-	var reused *bool
-	if conn.Kept {
-		ctx, reused = netguard.TraceReuse(ctx)
-	}
+	// Every request is traced: net/http sends a request again on a new
+	// connection when the one it used fails after the write, and a
+	// connection kept from any earlier request may be the one it uses.
+	ctx, exchange := netguard.Trace(ctx)
+	kept := conn.Kept
 	conn.Kept = false // until this response is read whole
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL(), nil)
 	if err != nil {
@@ -157,7 +158,7 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 
 	c.Start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)
-	if reused != nil && err == nil && !*reused {
+	if kept && err == nil && !exchange.Reused() {
 		conn.Closes = true // the server let the last one go during the rest
 	}
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"net/http/httptrace"
 	"net/netip"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -97,6 +98,9 @@ func NewTransport(allowPrivate bool, rootCAs *x509.CertPool) *http.Transport {
 			if !ok || !ap.IsValid() {
 				return nil, errNotPinned
 			}
+			if sentAlready(ctx) {
+				return nil, ErrResent
+			}
 			_, port, err := net.SplitHostPort(address)
 			if err != nil {
 				return nil, err
@@ -120,12 +124,50 @@ func NewTransport(allowPrivate bool, rootCAs *x509.CertPool) *http.Transport {
 	}
 }
 
-// TraceReuse returns ctx with a trace that notes whether the request went
-// out on a connection kept from an earlier one. net/http calls GotConn in
-// the goroutine of RoundTrip, before it returns.
-func TraceReuse(ctx context.Context) (context.Context, *bool) {
-	reused := new(bool)
+// ErrResent refuses net/http's own second sending of a request. When a
+// kept connection fails after an idempotent request was written, net/http
+// sends it again at once on a new connection: to a server that read it
+// and then dropped the connection without an answer, a second request with
+// no rest after a failure (R2.1, R2.5). The dialler refuses that dial, and
+// the request fails: the fetcher backs the address off, and asks again
+// after the backoff (R11.3) as a request of its own.
+var ErrResent = errors.New("polite: the server dropped the connection after the request, with no answer; net/http's resend at once is refused")
+
+// Exchange is what a request's trace saw of its connection: whether the
+// request went out on a connection kept from an earlier one, and whether
+// it was written whole.
+type Exchange struct {
+	reused  bool        // set by GotConn, in the goroutine of RoundTrip
+	written atomic.Bool // set by WroteRequest, in the connection's write loop
+}
+
+// Reused reports whether the request went out on a kept connection. It is
+// read once RoundTrip has returned.
+func (e *Exchange) Reused() bool { return e.reused }
+
+// exchangeKey carries a request's Exchange in its context, for the dialler.
+type exchangeKey struct{}
+
+// Trace returns ctx with a trace of the request's Exchange. A request
+// written whole is not sent again by net/http: its dialler refuses a dial
+// for it (ErrResent). A write that failed sent nothing the server could
+// act on, and net/http may send the request again on a new connection.
+func Trace(ctx context.Context) (context.Context, *Exchange) {
+	e := &Exchange{}
+	ctx = context.WithValue(ctx, exchangeKey{}, e)
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { *reused = info.Reused },
-	}), reused
+		GotConn: func(info httptrace.GotConnInfo) { e.reused = info.Reused },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				e.written.Store(true)
+			}
+		},
+	}), e
+}
+
+// sentAlready reports whether a dial is for a request the transport wrote
+// whole already (Trace).
+func sentAlready(ctx context.Context) bool {
+	e, ok := ctx.Value(exchangeKey{}).(*Exchange)
+	return ok && e.written.Load()
 }
