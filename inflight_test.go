@@ -187,6 +187,35 @@ func TestStatsInFlightNeed(t *testing.T) {
 	}
 }
 
+// R1.2: Close turns every queued URL away, and the need for requests in
+// flight goes with them: Stats after Close says 0, not the need of work
+// that no longer waits.
+func TestCloseEndsTheNeed(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "slow.test", Latency: time.Second})
+	f := r.start(polite.Config{MaxUnread: 1}) // the second page waits behind the first's unread Result
+	r.add(r.pages(h, 3)...)
+	ctx := context.Background()
+	for { // a hang is -timeout's to catch
+		st, err := f.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Requests == 2 && st.InFlight == 0 && st.InFlightNeed > 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	f.Close()
+	st, err := f.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Queued != 0 || st.InFlightNeed != 0 {
+		t.Errorf("after Close: %d URLs queued, need %v requests in flight; want 0 and 0", st.Queued, st.InFlightNeed)
+	}
+}
+
 // jobGoroutines counts the goroutines running a Fetcher's jobs.
 func jobGoroutines() int {
 	n := 0

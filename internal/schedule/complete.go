@@ -251,6 +251,9 @@ func (s *Scheduler) close() {
 		}
 	}
 	s.due.clear()
+	for _, b := range s.budgets {
+		s.countNeed(b) // no work waits at it: it needs nothing
+	}
 	s.closeStoreWork()
 }
 
