@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/netip"
 	"runtime"
 	"strings"
 	"testing"
@@ -326,4 +327,36 @@ func crawlOnRealClock(t *testing.T, fm *politetest.Farm, urls []string) *polite.
 		}
 	}
 	return f
+}
+
+// unanswered is a Resolver that answers no name: each lookup waits for its
+// context to end.
+type unanswered struct{}
+
+func (unanswered) LookupNetIP(ctx context.Context, _, _ string) ([]netip.Addr, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// Stats counts the host lookups under way beside the requests in flight:
+// three hosts whose names are not answered show 3 lookups, no request, and
+// their 3 URLs queued.
+func TestStatsCountsLookups(t *testing.T) {
+	r := newFarmRig(t)
+	f := r.start(polite.Config{Resolver: unanswered{}})
+	r.add("http://a.test/", "http://b.test/", "http://c.test/")
+	ctx := context.Background()
+	for { // a hang is -timeout's to catch
+		st, err := f.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Lookups == 3 {
+			if st.InFlight != 0 || st.Queued != 3 {
+				t.Errorf("3 lookups under way: %d requests in flight, %d URLs queued; want 0 and 3", st.InFlight, st.Queued)
+			}
+			break
+		}
+		runtime.Gosched()
+	}
 }

@@ -134,6 +134,9 @@ type Stats struct {
 	Parked   int // addresses parked by a Retry-After beyond the horizon
 	Queued   int // accepted URLs waiting: in queues, for a lookup, or for robots.txt
 	InFlight int // requests in flight
+	// Lookups counts the host lookups under way (Config.Resolver calls):
+	// with InFlight, what MaxInFlight caps.
+	Lookups  int
 	Requests int // requests made, robots.txt included
 	Bytes    int64
 	// Refusals counts the hosts stopped in this run, by kind.
@@ -192,7 +195,7 @@ func (f *Fetcher) withShared(st Stats) Stats {
 // publicStats tells a scheduler's snapshot as the public Stats.
 func publicStats(sn schedule.Snapshot) Stats {
 	st := Stats{Hosts: sn.Hosts, Active: sn.Active, Resting: sn.Resting, Stopped: sn.Stopped,
-		Parked: sn.Parked, Queued: sn.Queued, InFlight: sn.InFlight, Requests: sn.Requests,
+		Parked: sn.Parked, Queued: sn.Queued, InFlight: sn.InFlight, Lookups: sn.Lookups, Requests: sn.Requests,
 		Bytes: sn.Bytes, Forgotten: sn.Forgotten, InFlightNeed: sn.Need, MaxInFlight: sn.Cap, CPUCeiling: sn.Ceiling,
 		Withheld: sn.Withheld}
 	if sn.Refusals != nil {

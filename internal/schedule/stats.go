@@ -10,10 +10,13 @@ import (
 // Stats says what each means.
 type Snapshot struct {
 	Hosts, Active, Resting, Stopped, Parked, Queued, InFlight, Requests int
-	Bytes                                                               int64
-	Refusals                                                            map[string]int       // hosts stopped, by stop kind
-	Traps                                                               map[urltrap.Kind]int // URLs dropped, by trap kind
-	Forgotten                                                           int
+	// Lookups are the host lookups under way: jobs handed out that are
+	// not requests.
+	Lookups   int
+	Bytes     int64
+	Refusals  map[string]int       // hosts stopped, by stop kind
+	Traps     map[urltrap.Kind]int // URLs dropped, by trap kind
+	Forgotten int
 	// Need is the requests in flight the limit needs (Little's law).
 	Need float64
 	// Cap is MaxInFlight, the most requests in flight at once.
@@ -61,6 +64,7 @@ func (s *Scheduler) snapshot() Snapshot {
 		Stopped:   s.counts.stopped,
 		Queued:    s.counts.admitted - s.counts.finished - s.counts.pagesInFlight,
 		InFlight:  s.counts.fetching,
+		Lookups:   s.running - s.counts.fetching,
 		Requests:  s.counts.requests,
 		Bytes:     s.counts.bytes,
 		Refusals:  maps.Clone(s.counts.refusals),
