@@ -105,29 +105,26 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 		t.Errorf("nothing held back: ceiling %d, want 500", s.ceiling)
 	}
 	// A short CPU: three quarters of what is in flight, all of it started
-	// in the last two windows.
+	// in the last second.
 	s.counts.fetching = 400
-	s.started = [2]int{150, 250}
+	s.started[s.startedAt] = 150
+	s.started[(s.startedAt+5)%startWindows] = 250
 	g.busy, g.windows = true, 1
 	s.heedCPU()
 	if s.ceiling != 300 {
 		t.Errorf("CPU short, 400 in flight: ceiling %d, want 300", s.ceiling)
 	}
-	if s.started != [2]int{0, 150} {
-		t.Errorf("starts after a window: %v, want the last window's moved back", s.started)
-	}
 	s.counts.fetching = 10
-	s.started = [2]int{10, 0}
 	g.windows = 1
 	s.heedCPU()
 	if s.ceiling != minInFlight {
 		t.Errorf("CPU short, 10 in flight: ceiling %d, want minInFlight %d", s.ceiling, minInFlight)
 	}
-	// Requests in flight since before the last two windows wait on their
+	// Requests in flight since before the last second wait on their
 	// servers, not for the CPU: they keep their places, and minInFlight
 	// more may start beside 80 of them.
-	s.counts.fetching, s.started = 80, [2]int{} // none started in the last two windows
-	g.windows = 1
+	s.counts.fetching = 80
+	g.windows = startWindows // a second without a start: the 400 are out of the count
 	s.heedCPU()
 	if s.ceiling != 80+minInFlight || !s.roomToFetch() {
 		t.Errorf("CPU short, 80 requests in flight for long: ceiling %d, want %d", s.ceiling, 80+minInFlight)
