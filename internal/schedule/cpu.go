@@ -10,9 +10,10 @@ import (
 // it inside the fetcher, and that wait is part of its duration: every
 // request in flight takes longer, and R2.2 rests five times as long. So
 // while goroutines wait to run, the requests in flight are held below a
-// ceiling that backs off to three quarters of those in flight, and that
-// grows again by a quarter for each window the CPU had room while the
-// ceiling held a request back (R1.2). BenchmarkLatency at 50 ms, 10,000
+// ceiling that backs off to three quarters of those started in the last
+// second, beside those in flight for longer (heedCPU), and that grows
+// again by a quarter for each window the CPU had room while the ceiling
+// held a request back (R1.2). BenchmarkLatency at 50 ms, 10,000
 // hosts starting at once (2026-12-02): the goroutines waited 8.5 ms on
 // average to run without the ceiling, and each request took 100 ms longer
 // than the farm saw it.
