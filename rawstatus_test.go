@@ -13,16 +13,15 @@ import (
 	"github.com/politecrawler/polite/politetest"
 )
 
-// zeroStatusServer is a raw TCP server on a loopback address of its own
-// that answers every request "HTTP/1.1 000", a status net/http accepts.
-func zeroStatusServer(t *testing.T) (netip.AddrPort, *atomic.Int64) {
+// rawServer is a raw TCP server on addr, a loopback address of its own:
+// serve has each connection, closed when it returns.
+func rawServer(t *testing.T, addr string, serve func(net.Conn)) netip.AddrPort {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.30.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	var requests atomic.Int64
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -31,20 +30,31 @@ func zeroStatusServer(t *testing.T) (netip.AddrPort, *atomic.Int64) {
 			}
 			go func() {
 				defer c.Close()
-				rd := bufio.NewReader(c)
-				for {
-					if _, err := http.ReadRequest(rd); err != nil {
-						return
-					}
-					requests.Add(1)
-					if _, err := c.Write([]byte("HTTP/1.1 000 Zero\r\nContent-Length: 5\r\n\r\nhello")); err != nil {
-						return
-					}
-				}
+				serve(c)
 			}()
 		}
 	}()
-	return netip.MustParseAddrPort(ln.Addr().String()), &requests
+	return netip.MustParseAddrPort(ln.Addr().String())
+}
+
+// zeroStatusServer is a raw TCP server that answers every request
+// "HTTP/1.1 000", a status net/http accepts.
+func zeroStatusServer(t *testing.T) (netip.AddrPort, *atomic.Int64) {
+	t.Helper()
+	var requests atomic.Int64
+	ap := rawServer(t, "127.30.0.1:0", func(c net.Conn) {
+		rd := bufio.NewReader(c)
+		for {
+			if _, err := http.ReadRequest(rd); err != nil {
+				return
+			}
+			requests.Add(1)
+			if _, err := c.Write([]byte("HTTP/1.1 000 Zero\r\nContent-Length: 5\r\n\r\nhello")); err != nil {
+				return
+			}
+		}
+	})
+	return ap, &requests
 }
 
 // R2.5, R11.1: status 000 is no HTTP status: a failure of the host, not a

@@ -20,44 +20,30 @@ import (
 // or, with reset, reset. It returns the paths it read, in order.
 func dropAfterRequestServer(t *testing.T, addr string, reset bool) (netip.AddrPort, func() []string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	var mu sync.Mutex
 	var paths []string
-	go func() {
+	ap := rawServer(t, addr, func(c net.Conn) {
+		rd := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(rd)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				rd := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(rd)
-					if err != nil {
-						return
-					}
-					mu.Lock()
-					paths = append(paths, req.URL.Path)
-					mu.Unlock()
-					if req.URL.Path != politetest.RobotsPath {
-						if reset {
-							c.(*net.TCPConn).SetLinger(0)
-						}
-						return
-					}
-					if _, err := c.Write([]byte("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")); err != nil {
-						return
-					}
+			mu.Lock()
+			paths = append(paths, req.URL.Path)
+			mu.Unlock()
+			if req.URL.Path != politetest.RobotsPath {
+				if reset {
+					c.(*net.TCPConn).SetLinger(0)
 				}
-			}()
+				return
+			}
+			if _, err := c.Write([]byte("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")); err != nil {
+				return
+			}
 		}
-	}()
-	return netip.MustParseAddrPort(ln.Addr().String()), func() []string {
+	})
+	return ap, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), paths...)
