@@ -103,6 +103,9 @@ func TestCoordinatorWaitHoldsTheRequest(t *testing.T) {
 	if len(vs) != 2 || vs[0].Start.Before(start.Add(20*time.Second)) {
 		t.Fatalf("visits %v: want robots.txt after the 20 s wait, then the page", vs)
 	}
+	// The page's rest is given back after its Result is delivered; Close
+	// waits for the worker that gives it.
+	r.f.Close()
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if len(sh.rest) != 2 || sh.rest[0] < polite.MinRest {
