@@ -158,8 +158,11 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 
 	c.Start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)
-	if kept && err == nil && !exchange.Reused() {
-		conn.Closes = true // the server let the last one go during the rest
+	// The server let the kept connection go during the rest, or dropped
+	// it under the request (netguard.ErrResent): from now on each request
+	// closes its own, and none races a server closing an idle one.
+	if kept && (err == nil && !exchange.Reused() || errors.Is(err, netguard.ErrResent)) {
+		conn.Closes = true
 	}
 	if err != nil {
 		err = &url.Error{Op: "Get", URL: t.URL(), Err: err} // as http.Client says it

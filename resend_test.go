@@ -2,9 +2,11 @@ package polite_test
 
 import (
 	"bufio"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,13 +17,16 @@ import (
 )
 
 // dropAfterRequestServer is a raw TCP server on a loopback address of its
-// own: robots.txt is a 404 on a connection kept open, and every other
-// request is read and then its connection dropped with no answer, closed
-// or, with reset, reset. It returns the paths it read, in order.
-func dropAfterRequestServer(t *testing.T, addr string, reset bool) (netip.AddrPort, func() []string) {
+// own: robots.txt (a 404) and paths under /keep (an empty 200) are answered
+// on a connection kept open, and every other request is read and then its
+// connection dropped with no answer, closed or, with reset, reset. It
+// returns the paths it read, in order, and the paths whose request asked
+// to close the connection.
+func dropAfterRequestServer(t *testing.T, addr string, reset bool) (netip.AddrPort, func() (paths []string, closing map[string]bool)) {
 	t.Helper()
 	var mu sync.Mutex
 	var paths []string
+	closing := make(map[string]bool)
 	ap := rawServer(t, addr, func(c net.Conn) {
 		rd := bufio.NewReader(c)
 		for {
@@ -31,22 +36,27 @@ func dropAfterRequestServer(t *testing.T, addr string, reset bool) (netip.AddrPo
 			}
 			mu.Lock()
 			paths = append(paths, req.URL.Path)
+			closing[req.URL.Path] = req.Close
 			mu.Unlock()
-			if req.URL.Path != politetest.RobotsPath {
+			answer := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 0\r\n\r\n"
+			switch {
+			case req.URL.Path == politetest.RobotsPath:
+				answer = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+			case !strings.HasPrefix(req.URL.Path, "/keep"):
 				if reset {
 					c.(*net.TCPConn).SetLinger(0)
 				}
 				return
 			}
-			if _, err := c.Write([]byte("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")); err != nil {
+			if _, err := c.Write([]byte(answer)); err != nil {
 				return
 			}
 		}
 	})
-	return ap, func() []string {
+	return ap, func() ([]string, map[string]bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]string(nil), paths...)
+		return append([]string(nil), paths...), maps.Clone(closing)
 	}
 }
 
@@ -67,9 +77,32 @@ func TestDroppedRequestIsNotSentAgainAtOnce(t *testing.T) {
 			if res.Err == nil || res.Attempts != 1 || !strings.Contains(res.Err.Error(), "dropped the connection after the request, with no answer") {
 				t.Errorf("Result: %d attempts, err %v; want 1, and the failure said", res.Attempts, res.Err)
 			}
-			if got := seen(); len(got) != 2 || got[0] != politetest.RobotsPath || got[1] != "/page" {
+			if got, _ := seen(); len(got) != 2 || got[0] != politetest.RobotsPath || got[1] != "/page" {
 				t.Errorf("server read %q, want robots.txt and the page once", got)
 			}
 		})
+	}
+}
+
+// The same drop ends the budget's kept connections (R2.5): net/http's
+// resend is refused only on a connection kept from an earlier request,
+// and a server that closes one as the next request comes (a keep-alive
+// timeout as long as the rest) would fail every other request so. The
+// page after the dropped one asks to close its connection, though a third
+// is queued behind it.
+func TestDroppedRequestEndsKeptConnections(t *testing.T) {
+	ap, seen := dropAfterRequestServer(t, "127.30.0.4:0", false)
+	r := newFarmRig(t)
+	r.start(polite.Config{Retries: -1, Resolver: politetest.NewResolver(map[string]netip.Addr{"drop.test": ap.Addr()})})
+	base := "http://drop.test:" + strconv.Itoa(int(ap.Port()))
+	r.add(base+"/dropped", base+"/keep1", base+"/keep2")
+	r.results(3)
+	paths, closing := seen()
+	if want := []string{politetest.RobotsPath, "/dropped", "/keep1", "/keep2"}; !slices.Equal(paths, want) {
+		t.Fatalf("server read %q, want %q", paths, want)
+	}
+	if closing[politetest.RobotsPath] || !closing["/keep1"] {
+		t.Errorf("Connection: close asked by robots.txt %v, by the page after the drop %v; want false, true",
+			closing[politetest.RobotsPath], closing["/keep1"])
 	}
 }
