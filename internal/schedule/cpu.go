@@ -132,13 +132,13 @@ func (s *Scheduler) heedCPU() {
 		s.startedAt = (s.startedAt + 1) % startWindows
 		s.started[s.startedAt] = 0
 	}
-	young := 0
-	for _, n := range s.started {
-		young += n
-	}
-	young = min(young, s.counts.fetching)
 	switch {
 	case busy:
+		young := 0
+		for _, n := range s.started {
+			young += n
+		}
+		young = min(young, s.counts.fetching)
 		old := s.counts.fetching - young
 		s.ceiling = min(old+max(minInFlight, young*3/4), s.cfg.MaxInFlight)
 		if s.ceilingHeld && !s.counts.cpuNoted {
