@@ -35,7 +35,10 @@ func (l *requestLog) add(e RequestEvent) {
 // followed from the fetcher's measure was than the one from the farm's
 // (R2.2: five times the duration). late_first_gap_ms and
 // late_later_gaps_ms split late_ms between the gap after robots.txt and
-// those after a page. Requests and visits are paired in order per
+// those after a page. send_lag_*_ms (from the fetcher's start to the
+// farm's) and recv_lag_*_ms (from the farm's end to the fetcher's) split
+// overhead_ms, for each address's first request (robots.txt, on a new
+// connection) and its later ones. Requests and visits are paired in order per
 // address: one request at a time goes to each (R1.1); unpaired counts the
 // requests of addresses where the counts differ.
 func reportLoss(b *testing.B, log *requestLog, visits []politetest.Visit) {
@@ -49,6 +52,8 @@ func reportLoss(b *testing.B, log *requestLog, visits []politetest.Visit) {
 		seen[v.Addr] = append(seen[v.Addr], v)
 	}
 	var late, overhead, restExtra time.Duration
+	var sendLag, recvLag [2]time.Duration
+	var lagged [2]int
 	gaps, paired, unpaired := 0, 0, 0
 	var lateBy [3]time.Duration
 	var gapsBy [3]int
@@ -64,6 +69,10 @@ func reportLoss(b *testing.B, log *requestLog, visits []politetest.Visit) {
 			farm := vs[i].End.Sub(vs[i].Start)
 			overhead += e.Duration - farm
 			paired++
+			k := min(i, 1)
+			sendLag[k] += vs[i].Start.Sub(e.Started)
+			recvLag[k] += e.Started.Add(e.Duration).Sub(vs[i].End)
+			lagged[k]++
 			if i == 0 {
 				continue
 			}
@@ -87,6 +96,10 @@ func reportLoss(b *testing.B, log *requestLog, visits []politetest.Visit) {
 	b.ReportMetric(ms(lateBy[2], gapsBy[2]), "late_later_gaps_ms")
 	b.ReportMetric(ms(overhead, paired), "overhead_ms")
 	b.ReportMetric(ms(restExtra, gaps), "rest_extra_ms")
+	b.ReportMetric(ms(sendLag[0], lagged[0]), "send_lag_first_ms")
+	b.ReportMetric(ms(recvLag[0], lagged[0]), "recv_lag_first_ms")
+	b.ReportMetric(ms(sendLag[1], lagged[1]), "send_lag_later_ms")
+	b.ReportMetric(ms(recvLag[1], lagged[1]), "recv_lag_later_ms")
 	b.ReportMetric(float64(unpaired), "unpaired")
 }
 
