@@ -238,7 +238,7 @@ func (s *Scheduler) next(now time.Time) (Job, bool) {
 		// pages behind it, to follow after its rest.
 		b.conn.Drained = b.pending() == 0 && (t.robots == nil || len(t.robots.waiting) == 0)
 		s.counts.fetching++
-		s.started[s.startedAt]++
+		s.countStart(b)
 		j := Job{fetch: t, budget: b, transport: s.root.Transport()}
 		if t.robots == nil {
 			s.counts.pagesInFlight++

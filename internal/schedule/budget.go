@@ -13,6 +13,9 @@ type Budget struct {
 	busy   bool      // a request is in flight
 	nextAt time.Time // end of the last response + its rest
 	index  int       // position in the due heap; -1 when not in it
+	// startedIn is the CPU gauge's window its request in flight started
+	// in (cpu.go).
+	startedIn uint64
 	// parkedUntil is set when the server asked for a wait beyond the
 	// horizon: until then its URLs come back parked (R2.4).
 	parkedUntil time.Time

@@ -95,6 +95,7 @@ func (s *Scheduler) completed(c *Completion) {
 	h := t.host
 	b.busy = c.Lease != nil // until Released
 	s.counts.fetching--
+	s.countEnd(b)
 	if t.robots == nil {
 		s.counts.pagesInFlight--
 	}

@@ -107,8 +107,8 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 	// A short CPU: three quarters of what is in flight, all of it started
 	// in the last second.
 	s.counts.fetching = 400
-	s.started[s.startedAt] = 150
-	s.started[(s.startedAt+5)%startWindows] = 250
+	s.started[s.window%startWindows] = 150
+	s.started[(s.window+5)%startWindows] = 250
 	g.busy, g.windows = true, 1
 	s.heedCPU()
 	if s.ceiling != 300 {
@@ -169,5 +169,44 @@ func TestRunnableWaits(t *testing.T) {
 	g := NewCPUGauge()
 	if _, w := g.Sample(); w != 0 {
 		t.Errorf("a new gauge says %d windows ended", w)
+	}
+}
+
+// The requests the ceiling counts as started in the last second are
+// those still in flight (R1.2): a thousand slow requests started long ago
+// keep their places beside the fast ones, though many more fast ones
+// started and ended in that second than are in flight (the 10 s / 100 ms
+// mix of BenchmarkLatency).
+func TestCeilingCountsTheRequestsInFlight(t *testing.T) {
+	g := &fakeGauge{}
+	s := New(Config{MaxInFlight: 4096, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
+	start := func(n int) []*Budget {
+		bs := make([]*Budget, n)
+		for i := range bs {
+			bs[i] = &Budget{}
+			s.counts.fetching++
+			s.countStart(bs[i])
+		}
+		return bs
+	}
+	end := func(bs []*Budget) {
+		for _, b := range bs {
+			s.counts.fetching--
+			s.countEnd(b)
+		}
+	}
+	start(1000) // slow: in flight for 10 s
+	g.windows = startWindows + 1
+	s.heedCPU()
+	for range 10 { // a second of fast requests: 290 at a time
+		end(start(290))
+		g.windows = 2
+		s.heedCPU()
+	}
+	start(290)
+	g.busy, g.windows = true, 1
+	s.heedCPU()
+	if want := 1000 + 290*3/4; s.ceiling != want {
+		t.Errorf("CPU short, 1,000 slow and 290 fast requests in flight: ceiling %d, want %d", s.ceiling, want)
 	}
 }

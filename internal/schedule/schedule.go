@@ -127,10 +127,11 @@ type Scheduler struct {
 	ceiling int
 	// ceilingHeld is set when the ceiling held a request back (cpu.go).
 	ceilingHeld bool
-	// started counts the requests started in each of the gauge's last
-	// windows, the current one at startedAt (cpu.go).
-	started   [startWindows]int
-	startedAt int
+	// started counts the requests in flight that started in each of the
+	// gauge's last windows; window counts the windows, the current one
+	// at started[window%startWindows] (cpu.go).
+	started [startWindows]int
+	window  uint64
 	// cpuTimed: the dispatcher's CPU timer runs, to heed the gauge's
 	// next window though no job ends meanwhile. A worker whose job the
 	// ceiling held back while it did not wakes the dispatcher to set it.

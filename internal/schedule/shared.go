@@ -26,6 +26,7 @@ func (s *Scheduler) withheld(c *Completion) {
 	h := t.host
 	b.busy = false
 	s.counts.fetching--
+	s.countEnd(b)
 	if t.robots == nil {
 		s.counts.pagesInFlight--
 	}
