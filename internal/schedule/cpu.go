@@ -10,10 +10,11 @@ import (
 // it inside the fetcher, and that wait is part of its duration: every
 // request in flight takes longer, and R2.2 rests five times as long. So
 // while goroutines wait to run, the requests in flight are held below a
-// ceiling that backs off to three quarters of those started in the last
-// second, beside those in flight for longer (heedCPU), and that grows
-// again by a quarter for each window the CPU had room while the ceiling
-// held a request back (R1.2). BenchmarkLatency at 50 ms, 10,000
+// ceiling that backs off to three quarters of those in flight that started
+// in the last second, beside those in flight for longer (heedCPU), and
+// that grows again for each window the CPU had room while the ceiling held
+// a request back: slowly for a second after a short CPU, unless it holds
+// fewer than the limit needs (R1.2). BenchmarkLatency at 50 ms, 10,000
 // hosts starting at once (2026-12-02): the goroutines waited 8.5 ms on
 // average to run without the ceiling, and each request took 100 ms longer
 // than the farm saw it.
@@ -107,6 +108,23 @@ func readWaits(sample []metrics.Sample) (n uint64, sum float64) {
 // to 0.9936-0.9983 (alternated runs, 2026-12-03).
 const startWindows = 20
 
+// quietGrowth is how much the ceiling grows in a window once the CPU has
+// had room for a second, and wakingGrowth in a window of that second
+// while the ceiling holds as many requests as the limit needs or more. A
+// request started now needs the CPU again when its answer comes, up to a
+// second later: growing by a quarter from the first window after a cut,
+// the ceiling refilled the CPU before the answers of the requests just
+// started had come. BenchmarkLatency at 1 s, alternated runs
+// (2026-12-03): 0.9784 and 0.9794 of the limit so, each robots.txt 30-45
+// ms longer than the farm saw it (R2.2 rests five times that); 0.9933 and
+// 0.9943 growing by 3% a window in that second. Below the need, the
+// budgets due need the requests now: growing slowly there too made them
+// late, and 200 ms pages behind a 50 ms Resolver fell to 0.9894-0.9923.
+const (
+	quietGrowth  = 1.25
+	wakingGrowth = 1.03
+)
+
 // countStart counts b's request, started now, in the current window.
 func (s *Scheduler) countStart(b *Budget) {
 	b.startedIn = s.window
@@ -126,16 +144,16 @@ func (s *Scheduler) countEnd(b *Budget) {
 }
 
 // heedCPU moves the ceiling by the gauge's latest windows: when the CPU
-// was short, down to three quarters of the requests in flight that
-// started in the last second, beside those in flight since before it;
-// when it was not, up by a quarter a window if the ceiling held a
+// was short, down to three quarters of the requests in flight that started
+// in the last second, beside those in flight since before it; when it was
+// not, up by quietGrowth or wakingGrowth a window if the ceiling held a
 // request back since the last; never below minInFlight beside the older
-// requests, nor past MaxInFlight. The older ones wait on their servers: a hundred servers
-// that never answer would otherwise take every place under the ceiling
-// while the caller's own work keeps the CPU short, and no other request
-// would start (an outside trial: fast hosts' pages 14.6 s apart instead
-// of 3 s beside 400 such servers and four busy goroutines of the
-// caller's). The first time a short CPU holds a request back, the log
+// requests, nor past MaxInFlight. The older ones wait on their servers: a
+// hundred servers that never answer would otherwise take every place under
+// the ceiling while the caller's own work keeps the CPU short, and no
+// other request would start (an outside trial: fast hosts' pages 14.6 s
+// apart instead of 3 s beside 400 such servers and four busy goroutines of
+// the caller's). The first time a short CPU holds a request back, the log
 // says so.
 func (s *Scheduler) heedCPU() {
 	if s.cfg.CPU == nil {
@@ -151,6 +169,11 @@ func (s *Scheduler) heedCPU() {
 		s.started[s.window%startWindows] = 0
 	}
 	s.window += uint64(max(windows-startWindows, 0))
+	if busy {
+		s.quiet = 0
+	} else {
+		s.quiet = min(s.quiet+windows, startWindows)
+	}
 	switch {
 	case busy:
 		young := 0
@@ -166,7 +189,11 @@ func (s *Scheduler) heedCPU() {
 				"in_flight", s.counts.fetching, "ceiling", s.ceiling, "need", s.need())
 		}
 	case s.ceilingHeld:
-		grown := float64(s.ceiling) * math.Pow(1.25, float64(windows))
+		by := quietGrowth
+		if s.quiet < startWindows && float64(s.ceiling) >= s.need() {
+			by = wakingGrowth
+		}
+		grown := float64(s.ceiling) * math.Pow(by, float64(windows))
 		s.ceiling = int(min(grown, float64(s.cfg.MaxInFlight)))
 	}
 	s.ceilingHeld = false

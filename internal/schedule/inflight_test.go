@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"log/slog"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +209,55 @@ func TestCeilingCountsTheRequestsInFlight(t *testing.T) {
 	s.heedCPU()
 	if want := 1000 + 290*3/4; s.ceiling != want {
 		t.Errorf("CPU short, 1,000 slow and 290 fast requests in flight: ceiling %d, want %d", s.ceiling, want)
+	}
+}
+
+// After a short CPU, the ceiling grows slowly for a second where it holds
+// as many as the limit needs or more: the answers of the requests it lets
+// start come within that second, and need the CPU too. Below the need,
+// and once the CPU has had room for a second, it grows by a quarter a
+// window (R1.2).
+func TestCeilingGrowsSlowlyAfterAShortCPU(t *testing.T) {
+	g := &fakeGauge{}
+	s := New(Config{MaxInFlight: 100000, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
+	grow := func(windows int) {
+		s.ceilingHeld, g.busy, g.windows = true, false, windows
+		s.heedCPU()
+	}
+	// 1,000 in flight, started in this second; the limit needs 800, all
+	// of them seen.
+	for range 1000 {
+		s.counts.fetching++
+		s.countStart(&Budget{})
+	}
+	s.counts.needers, s.counts.need = 1000, 800
+	s.ceilingHeld, g.busy, g.windows = true, true, 1
+	s.heedCPU()
+	if s.ceiling != 750 {
+		t.Fatalf("CPU short, 1,000 in flight: ceiling %d, want 750", s.ceiling)
+	}
+	grown := func(c int, by float64, windows int) int {
+		return int(float64(c) * math.Pow(by, float64(windows)))
+	}
+	grow(1)
+	if want := grown(750, quietGrowth, 1); s.ceiling != want {
+		t.Errorf("below the need: ceiling %d, want %d", s.ceiling, want)
+	}
+	c := s.ceiling
+	grow(1)
+	if want := grown(c, wakingGrowth, 1); s.ceiling != want {
+		t.Errorf("at the need, within a second of a short CPU: ceiling %d, want %d", s.ceiling, want)
+	}
+	c = s.ceiling
+	grow(startWindows)
+	if want := grown(c, quietGrowth, startWindows); s.ceiling != want {
+		t.Errorf("a second with room: ceiling %d, want %d", s.ceiling, want)
+	}
+	// Before any short CPU, the ceiling grows by a quarter from the start.
+	s = New(Config{MaxInFlight: 100000, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
+	s.counts.fetching = minInFlight
+	grow(1)
+	if want := grown(minInFlight, quietGrowth, 1); s.ceiling != want {
+		t.Errorf("no short CPU yet: ceiling %d, want %d", s.ceiling, want)
 	}
 }

@@ -132,6 +132,9 @@ type Scheduler struct {
 	// at started[window%startWindows] (cpu.go).
 	started [startWindows]int
 	window  uint64
+	// quiet counts the gauge's windows since the CPU was last short, up
+	// to startWindows (cpu.go).
+	quiet int
 	// cpuTimed: the dispatcher's CPU timer runs, to heed the gauge's
 	// next window though no job ends meanwhile. A worker whose job the
 	// ceiling held back while it did not wakes the dispatcher to set it.
@@ -180,6 +183,7 @@ func New(cfg Config, root Root) *Scheduler {
 		wake:    make(chan struct{}, 1),
 		traps:   urltrap.NewTracker(cfg.Traps),
 		ceiling: minInFlight,
+		quiet:   startWindows, // the CPU has not been short
 	}
 	s.storeJobs = make(chan StoreJob, s.StoreWorkers())
 	return s
