@@ -209,7 +209,7 @@ func (s *Scheduler) next(now time.Time) (Job, bool) {
 	}
 	for {
 		b, due := s.due.dueAt(now)
-		if !due || s.cfg.HoldFetches || !s.roomToFetch() || s.readerBehind() {
+		if !due || s.cfg.HoldFetches || !s.roomToFetch(b) || s.readerBehind() {
 			break
 		}
 		s.due.remove(b)

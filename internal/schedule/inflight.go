@@ -68,10 +68,11 @@ func (s *Scheduler) need() float64 {
 	return need + float64(max(unseen, 0))*need/float64(s.counts.needers)
 }
 
-// roomToFetch reports whether one more request may start: fewer are in
-// flight than MaxInFlight and the CPU's ceiling. A request the ceiling
-// holds back is noted, for the ceiling to grow (heedCPU).
-func (s *Scheduler) roomToFetch() bool {
+// roomToFetch reports whether b's request may start: fewer are in flight
+// than MaxInFlight and the CPU's ceiling. A request the ceiling holds
+// back is noted, and whether its budget has started, for the ceiling to
+// grow (heedCPU).
+func (s *Scheduler) roomToFetch(b *Budget) bool {
 	s.heedCPU()
 	n := s.counts.fetching
 	if n >= s.cfg.MaxInFlight {
@@ -79,6 +80,7 @@ func (s *Scheduler) roomToFetch() bool {
 	}
 	if s.cfg.CPU != nil && n >= s.ceiling {
 		s.ceilingHeld = true
+		s.startedHeld = s.startedHeld || !b.lastEnd.IsZero()
 		return false
 	}
 	return true

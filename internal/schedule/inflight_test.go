@@ -59,7 +59,7 @@ func TestNeedCountsWorkThatComesLater(t *testing.T) {
 // Without a CPU gauge every request due may start, up to MaxInFlight.
 func TestRoomToFetchUpToTheCap(t *testing.T) {
 	s := New(Config{MaxInFlight: 8}, nil)
-	for s.roomToFetch() {
+	for s.roomToFetch(&Budget{}) {
 		s.counts.fetching++
 	}
 	if s.counts.fetching != 8 {
@@ -88,11 +88,11 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 	var logged strings.Builder
 	s := New(Config{MaxInFlight: 4096, CPU: g, Logger: slog.New(slog.NewTextHandler(&logged, nil))}, nil)
 	s.counts.fetching = minInFlight
-	if s.roomToFetch() {
+	if s.roomToFetch(&Budget{}) {
 		t.Fatalf("ceiling %d, %d in flight: room for one more", s.ceiling, s.counts.fetching)
 	}
 	g.windows = 2 // two windows with room, and the ceiling held one back
-	if !s.roomToFetch() {
+	if !s.roomToFetch(&Budget{}) {
 		t.Fatal("CPU with room: the ceiling did not grow")
 	}
 	if want := int(minInFlight * 1.25 * 1.25); s.ceiling != want {
@@ -127,7 +127,7 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 	s.counts.fetching = 80
 	g.windows = startWindows // a second without a start: the 400 are out of the count
 	s.heedCPU()
-	if s.ceiling != 80+minInFlight || !s.roomToFetch() {
+	if s.ceiling != 80+minInFlight || !s.roomToFetch(&Budget{}) {
 		t.Errorf("CPU short, 80 requests in flight for long: ceiling %d, want %d", s.ceiling, 80+minInFlight)
 	}
 	// A short CPU that holds a request back is logged, once.
@@ -213,13 +213,14 @@ func TestCeilingCountsTheRequestsInFlight(t *testing.T) {
 }
 
 // After a short CPU, the ceiling grows slowly for a second where it holds
-// as many as the limit needs or more: the answers of the requests it lets
-// start come within that second, and need the CPU too. Below the need,
-// and once the CPU has had room for a second, it grows by a quarter a
-// window (R1.2).
+// as many as the limit needs or more and holds back only budgets yet to
+// start: the answers of the requests it lets start come within that
+// second, and need the CPU too. Below the need, when a budget that has
+// started waits, and once the CPU has had room for a second, it grows by a
+// quarter a window (R1.2).
 func TestCeilingGrowsSlowlyAfterAShortCPU(t *testing.T) {
 	g := &fakeGauge{}
-	s := New(Config{MaxInFlight: 100000, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
+	s := New(Config{MaxInFlight: 1 << 20, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
 	grow := func(windows int) {
 		s.ceilingHeld, g.busy, g.windows = true, false, windows
 		s.heedCPU()
@@ -248,13 +249,25 @@ func TestCeilingGrowsSlowlyAfterAShortCPU(t *testing.T) {
 	if want := grown(c, wakingGrowth, 1); s.ceiling != want {
 		t.Errorf("at the need, within a second of a short CPU: ceiling %d, want %d", s.ceiling, want)
 	}
+	// A budget that has started held back: its next request is due now,
+	// and waiting makes it late.
+	c = s.ceiling
+	s.counts.fetching = c
+	if s.roomToFetch(&Budget{lastEnd: time.Unix(1, 0)}) {
+		t.Fatalf("ceiling %d, %d in flight: room for one more", s.ceiling, s.counts.fetching)
+	}
+	g.windows = 1
+	s.heedCPU()
+	if want := grown(c, quietGrowth, 1); s.ceiling != want {
+		t.Errorf("a started budget held back: ceiling %d, want %d", s.ceiling, want)
+	}
 	c = s.ceiling
 	grow(startWindows)
 	if want := grown(c, quietGrowth, startWindows); s.ceiling != want {
 		t.Errorf("a second with room: ceiling %d, want %d", s.ceiling, want)
 	}
 	// Before any short CPU, the ceiling grows by a quarter from the start.
-	s = New(Config{MaxInFlight: 100000, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
+	s = New(Config{MaxInFlight: 1 << 20, CPU: g, Logger: slog.New(slog.DiscardHandler)}, nil)
 	s.counts.fetching = minInFlight
 	grow(1)
 	if want := grown(minInFlight, quietGrowth, 1); s.ceiling != want {

@@ -125,8 +125,9 @@ type Scheduler struct {
 	running int // jobs handed out (Root.Start) and not yet reported
 	// ceiling bounds the requests in flight while the CPU is short (cpu.go).
 	ceiling int
-	// ceilingHeld is set when the ceiling held a request back (cpu.go).
-	ceilingHeld bool
+	// ceilingHeld is set when the ceiling held a request back, and
+	// startedHeld when it held one of a budget that had started (cpu.go).
+	ceilingHeld, startedHeld bool
 	// started counts the requests in flight that started in each of the
 	// gauge's last windows; window counts the windows, the current one
 	// at started[window%startWindows] (cpu.go).
@@ -358,7 +359,7 @@ func (s *Scheduler) recycle(evs []event) {
 func (s *Scheduler) nextWake() (time.Time, bool) {
 	var next time.Time
 	ok := false
-	if b, some := s.due.first(); some && s.running < s.cfg.MaxInFlight && s.roomToFetch() && !s.readerBehind() {
+	if b, some := s.due.first(); some && s.running < s.cfg.MaxInFlight && s.roomToFetch(b) && !s.readerBehind() {
 		next, ok = b.nextAt, true
 	}
 	if len(s.relookups) > 0 && (!ok || s.relookups[0].retryAt.Before(next)) {
