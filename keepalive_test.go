@@ -44,13 +44,23 @@ func keepAliveVisits(t *testing.T, drop bool) []bool {
 // close each connection at once, after the first request that found the
 // last one gone: the fetcher does not hold connections it cannot use
 // again (R10.2, issue #16 item 12).
+//
+// /1 finds the connection gone one of two ways. On the fake clock it
+// follows robots.txt at once, and net/http may not have seen the server's
+// close yet: then /1 is written on the dead connection, is not sent again
+// at once (netguard.ErrResent), and is asked again after its backoff,
+// closing its own connection. Or net/http has seen it, and /1 dials a new
+// one as it was. Either way the server sees each page once, and every
+// page after /1 ask to close.
 func TestKeepAliveDroppedAsksClose(t *testing.T) {
 	got := keepAliveVisits(t, true)
-	// robots.txt keeps its connection (its pages are behind it); /1
-	// finds it gone, so /2 on ask to close.
-	want := []bool{false, false, true, true, true, true}
+	if len(got) != 6 {
+		t.Fatalf("the server saw %d requests, want robots.txt and 5 pages once each", len(got))
+	}
+	// robots.txt keeps its connection (its pages are behind it).
+	want := []bool{false, got[1], true, true, true, true}
 	if !slices.Equal(got, want) {
-		t.Errorf("Connection: close on each request: %v, want %v", got, want)
+		t.Errorf("Connection: close on each request: %v, want %v (/1 either)", got, want)
 	}
 }
 
