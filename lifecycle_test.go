@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/politecrawler/polite"
@@ -166,4 +168,30 @@ func TestConcurrentAddAndNext(t *testing.T) {
 		}
 	}
 	f.Close()
+}
+
+// R11.2: a URL whose try failed before Close comes, and that waits to be
+// tried again or is being tried, gets ErrClosed with the failure of its
+// last try, so the caller learns why it was not fetched as well as that
+// the fetcher closed.
+func TestCloseKeepsTheLastTrysFailure(t *testing.T) {
+	r := newFarmRig(t)
+	name := r.site(politetest.Site{Name: "busy.test",
+		Pages: map[string]politetest.Page{"/p": {Status: http.StatusServiceUnavailable}}})
+	u := r.url(name, "/p")
+	ended := make(chan string, 4)
+	f := r.start(polite.Config{OnRequest: func(q polite.RequestEvent) { ended <- q.URL }})
+	r.add(u)
+	for got := range ended { // robots.txt first, then the page
+		if got == u {
+			break
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := r.results(1)[u]
+	if !errors.Is(res.Err, polite.ErrClosed) || !strings.Contains(fmt.Sprint(res.Err), "503") {
+		t.Errorf("Result after Close: %v; want ErrClosed and the 503 before it", res.Err)
+	}
 }

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -147,7 +148,7 @@ func (s *Scheduler) completed(c *Completion) {
 	// Once a retry, a redirect or robots.txt's held pages are queued.
 	defer s.needs(b, o.Duration, rest.Wait)
 	e := End{Response: c, Err: c.Err, Rest: rest, Attempts: 1 + t.Retries()}
-	if failed && t.robots == nil && s.retry(t) {
+	if failed && t.robots == nil && s.retry(t, c) {
 		return
 	}
 	if c.Meaning == Redirect && c.Err == nil && h.stopped == nil {
@@ -176,8 +177,9 @@ func (s *Scheduler) observe(c *Completion, b *Budget, rest pacing.Rest) {
 // retry puts a page whose request failed transiently (R2.5) back first in
 // its host's queue, to be asked again when the backoff that failure set
 // has passed, at most Config.Retries times (R11.3). It reports whether it
-// did; a stopped or parked host's URL is answered instead.
-func (s *Scheduler) retry(t *Task) bool {
+// did; a stopped or parked host's URL is answered instead. The failure is
+// kept, for the URL's Result if the run ends before the next try.
+func (s *Scheduler) retry(t *Task, c *Completion) bool {
 	h := t.host
 	if h.stopped != nil || h.err != nil || t.Retries() >= s.cfg.Retries || h.budget.parkedUntil.After(s.clk.Now()) {
 		return false
@@ -186,6 +188,10 @@ func (s *Scheduler) retry(t *Task) bool {
 		t.rare = &taskRare{}
 	}
 	t.rare.retries++
+	t.rare.lastFailure = c.Err
+	if t.rare.lastFailure == nil {
+		t.rare.lastFailure = fmt.Errorf("status %d", c.Status)
+	}
 	if h.resolving { // looked up again meanwhile: it waits with the others
 		h.waiting = append(h.waiting, t)
 		return true
@@ -219,7 +225,8 @@ func (s *Scheduler) follow(t *Task, e End) {
 		Addr: c.Budget.addr, Started: c.Start, Duration: c.End.Sub(c.Start), Rest: e.Rest,
 	})
 	t.setURL(c.Target)
-	t.rare.retries = 0   // a new URL: its own tries (R11.3)
+	t.rare.retries = 0 // a new URL: its own tries (R11.3)
+	t.rare.lastFailure = nil
 	if t.robots == nil { // and its own stored copy (R6.1)
 		t.rare.copy, t.rare.haveCopy = copyUnknown, false
 		t.rare.ifNoneMatch, t.rare.ifModifiedSince = "", ""
@@ -285,6 +292,10 @@ func (s *Scheduler) finish(t *Task, e End) {
 	s.counts.finished++
 	if t.host != nil {
 		s.leave(t.host)
+	}
+	if errors.Is(e.Err, ErrClosed) && t.rare != nil && t.rare.lastFailure != nil {
+		// The run ended before the URL's next try: why it needed one.
+		e.Err = fmt.Errorf("%w; the last failed try: %w", e.Err, t.rare.lastFailure)
 	}
 	s.root.Deliver(t, e)
 }

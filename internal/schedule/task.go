@@ -35,8 +35,9 @@ type taskRare struct {
 	copy                         copyState
 	haveCopy                     bool // a page's copy is stored
 	// retries are the requests of the current URL that failed transiently
-	// and were tried again (R11.3).
-	retries int
+	// and were tried again (R11.3); lastFailure is the last one's error.
+	retries     int
+	lastFailure error
 	// reply is where the root delivers the task's Result, when its caller
 	// waits for it alone (Fetcher.Fetch), in place of the queue.
 	reply any
