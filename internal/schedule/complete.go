@@ -97,6 +97,7 @@ func (s *Scheduler) completed(c *Completion) {
 	b.busy = c.Lease != nil // until Released
 	s.counts.fetching--
 	s.countEnd(b)
+	h.keptConn = b.conn.Kept
 	if t.robots == nil {
 		s.counts.pagesInFlight--
 	}
