@@ -156,10 +156,12 @@ type Stats struct {
 	// CPUCeiling is the most requests in flight the CPU has room for now:
 	// while goroutines wait to run, requests started would only wait with
 	// them, and their rests grow with their durations (R2.2). It backs
-	// off to three quarters of the requests started in the last second
-	// then, beside those in flight for longer (they wait on their
-	// servers), and grows again by a quarter every 50 ms the CPU has room;
-	// it leaves room for at least 64 beside the older ones.
+	// off to three quarters of the requests in flight that started in the
+	// last second then, beside those in flight for longer (they wait on
+	// their servers), and grows again every 50 ms the CPU has room: by a
+	// quarter, or by 3% in the second after a short CPU while it holds
+	// the need or more and only hosts yet to start wait. It leaves room
+	// for at least 64 beside the older ones.
 	CPUCeiling int
 	// SharedDown says the Coordinator of Config.Shared did not answer the
 	// last time it was asked: no request is sent until it does. Withheld

@@ -190,9 +190,6 @@ func (s *Scheduler) retry(t *Task, c *Completion) bool {
 	}
 	t.rare.retries++
 	t.rare.lastFailure = c.Err
-	if t.rare.lastFailure == nil {
-		t.rare.lastFailure = fmt.Errorf("status %d", c.Status)
-	}
 	if h.resolving { // looked up again meanwhile: it waits with the others
 		h.waiting = append(h.waiting, t)
 		return true
