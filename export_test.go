@@ -45,3 +45,7 @@ func CurrentTransport(f *Fetcher) *http.Transport { return f.transport.Load() }
 // newTask is a task for raw as Add makes it, for white-box tests of the
 // worker's side (readPage).
 func newTask(raw string) *schedule.Task { return schedule.NewTask(raw, raw) }
+
+// RenewTransport takes a fresh transport, as a host's move does. It is
+// called with the scheduler's lock held: from Config.OnRequest.
+func RenewTransport(f *Fetcher) { f.freshTransport() }

@@ -117,7 +117,7 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	// connection when the one it used fails after the write, and a
 	// connection kept from any earlier request may be the one it uses.
 	ctx, exchange := netguard.Trace(ctx)
-	kept := conn.Kept
+	kept := conn.Kept && conn.KeptOn == any(tr)
 	conn.Kept = false // until this response is read whole
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL(), nil)
 	if err != nil {
@@ -216,7 +216,7 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	if err == nil && !c.truncated {
 		// Read to its end: net/http keeps the connection for the next
 		// request, unless either side asked to close it.
-		conn.Kept = !req.Close && !resp.Close
+		conn.Kept, conn.KeptOn = !req.Close && !resp.Close, tr
 	}
 	// Closing an unread body drops the connection rather than draining
 	// it: an over-long or endless body, or the rest of an error page past

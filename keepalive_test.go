@@ -3,6 +3,8 @@ package polite_test
 import (
 	"net/http"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/politecrawler/polite"
@@ -72,5 +74,46 @@ func TestKeepAliveKeptWhileWorkIsQueued(t *testing.T) {
 	want := []bool{false, false, false, false, false, true}
 	if !slices.Equal(got, want) {
 		t.Errorf("Connection: close on each request: %v, want %v", got, want)
+	}
+}
+
+// A connection the fetcher let go itself, taking a fresh transport (a
+// host's move, or the renewal as hosts are forgotten), says nothing of the
+// server: its next requests keep asking to keep their connections
+// (R10.2). Counted as the server's doing, every host with a connection
+// kept then closed each of its connections for the rest of the run.
+func TestFreshTransportIsNotTheServersClose(t *testing.T) {
+	r := newFarmRig(t)
+	gate := make(chan struct{})
+	robots := politetest.Robots("User-agent: *\nAllow: /\n")
+	robots.Gate = gate
+	name := r.site(politetest.Site{Name: "keep.test",
+		Pages:   map[string]politetest.Page{politetest.RobotsPath: robots},
+		Default: func(string) politetest.Page { return politetest.Page{} }})
+	var fp atomic.Pointer[polite.Fetcher]
+	f := r.start(polite.Config{OnRequest: func(e polite.RequestEvent) {
+		if strings.HasSuffix(e.URL, "/2") {
+			polite.RenewTransport(fp.Load())
+		}
+	}})
+	fp.Store(f)
+	paths := []string{"/1", "/2", "/3", "/4", "/5"}
+	for _, p := range paths {
+		r.add(r.url(name, p))
+	}
+	close(gate)
+	for u, res := range r.results(len(paths)) {
+		if res.Err != nil || res.Status != http.StatusOK {
+			t.Fatalf("%s: status %d, %v; want 200", u, res.Status, res.Err)
+		}
+	}
+	var closes []bool
+	for _, v := range r.farm.Audit().Visits() {
+		closes = append(closes, v.Header.Get("Connection") == "close")
+	}
+	// Only /5, with nothing queued behind it, asks to close.
+	want := []bool{false, false, false, false, false, true}
+	if !slices.Equal(closes, want) {
+		t.Errorf("Connection: close on each request: %v, want %v", closes, want)
 	}
 }

@@ -58,7 +58,11 @@ func (b *Budget) Conn() *Conn { return &b.conn }
 // alternated). Only the worker holding the budget touches it (R1.1); the
 // scheduler's lock passes it on with the budget.
 type Conn struct {
-	Kept   bool // the last response was read whole, its connection kept
+	Kept bool // the last response was read whole, its connection kept
+	// KeptOn is the transport the connection was kept on. One replaced
+	// since (Root.FreshTransport) let it go itself: that says nothing of
+	// the server.
+	KeptOn any
 	Closes bool // a connection kept was gone at the next request
 	// Drained: nothing was queued behind the request at its address when
 	// it was handed out, nor held for it (a robots.txt request's pages),
