@@ -30,6 +30,13 @@ func NewWithOnHeld(cfg Config, clk *clock.Fake, rand func() float64, held func()
 	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand, onHeld: held})
 }
 
+// NewWithIdleConnLife is NewOnFakeClock with the scheduler counting a
+// kept connection closed by its transport after d of real time, not
+// netguard.IdleConnTimeout.
+func NewWithIdleConnLife(cfg Config, clk *clock.Fake, rand func() float64, d time.Duration) (*Fetcher, error) {
+	return newFetcher(cfg, hooks{clock: clk, onIdle: clk.Set, rand: rand, idleConnLife: d})
+}
+
 // InspectHost is what the scheduler holds of a host now: a lookup under
 // way, its budget's address, a request in flight there (R1.1).
 func InspectHost(f *Fetcher, name string) (schedule.HostView, bool) { return f.sched.Inspect(name) }

@@ -54,6 +54,18 @@ type startSeams struct {
 	lookupTimeout time.Duration
 	held          func()
 	guarded       bool
+	idleConnLife  time.Duration
+}
+
+// count is how many of the seams that pick a constructor are set.
+func (s *startSeams) count() int {
+	n := 0
+	for _, set := range []bool{s.lookupTimeout > 0, s.held != nil, s.idleConnLife > 0} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // startOption sets one of the seams of start.
@@ -73,6 +85,12 @@ func lookupTimeout(d time.Duration) startOption {
 // requests back.
 func onHeld(held func()) startOption {
 	return func(s *startSeams) { s.held = held }
+}
+
+// idleConnLife has the fetcher count a kept connection closed by its
+// transport after d of real time.
+func idleConnLife(d time.Duration) startOption {
+	return func(s *startSeams) { s.idleConnLife = d }
 }
 
 // guarded leaves Config.AllowPrivateNetworks as the test set it (R10.1).
@@ -98,8 +116,10 @@ func (r *farmRig) start(cfg polite.Config, opts ...startOption) *polite.Fetcher 
 	var f *polite.Fetcher
 	var err error
 	switch {
-	case s.lookupTimeout > 0 && s.held != nil:
-		r.t.Fatal("no seam takes both a lookup timeout and onHeld")
+	case s.count() > 1:
+		r.t.Fatal("no seam takes more than one of a lookup timeout, onHeld and an idle connection's life")
+	case s.idleConnLife > 0:
+		f, err = polite.NewWithIdleConnLife(cfg, r.clk, s.jitter, s.idleConnLife)
 	case s.lookupTimeout > 0:
 		f, err = polite.NewWithLookupTimeout(cfg, r.clk, s.jitter, s.lookupTimeout)
 	case s.held != nil:

@@ -68,3 +68,59 @@ func TestIdleHostIsForgottenWithoutWeakeningARule(t *testing.T) {
 		t.Errorf("refusing.test saw %d requests, want robots.txt and /a only", n)
 	}
 }
+
+// forgetKept crawls a host whose last connection is kept, as in
+// TestMoveLeavesNoConnectionToTheOldAddress, lets a day pass on the
+// fetcher's clock until it is forgotten, and reports whether the fetcher
+// took a fresh transport meanwhile.
+func forgetKept(t *testing.T, opts ...startOption) bool {
+	r := newFarmRig(t)
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	gate, entered := make(chan struct{}), make(chan string, 1)
+	site, err := r.farm.AddSite(politetest.Site{Name: "keepalive.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := site.Name
+	other := r.site(politetest.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]politetest.Page{
+		"/y": {Gate: gate, Entered: entered},
+	}})
+	third := r.site(politetest.Site{Name: "third.test"})
+	f := r.start(polite.Config{}, opts...)
+	for _, name := range []string{h, other} {
+		r.add(r.url(name, "/"))
+		r.results(1)
+	}
+	// /a goes with /x queued behind it at the address: its connection is
+	// kept, idle in the transport by keepalive.test's name.
+	r.add(r.url(other, "/y"))
+	<-entered
+	r.add(r.url(h, "/a"), r.url(other, "/x"))
+	close(gate)
+	r.results(3)
+	before := polite.CurrentTransport(f)
+	r.clk.Advance(25 * time.Hour)
+	r.add(r.url(third, "/"))
+	r.results(1)
+	if _, known := polite.InspectHost(f, h); known {
+		t.Fatalf("%s is not forgotten after a day idle", h)
+	}
+	return polite.CurrentTransport(f) != before
+}
+
+// R1.1, R10.2: forgetting a host whose connection was kept takes a fresh
+// transport only while that connection may still be idle in it. The
+// transport closes it after netguard.IdleConnTimeout of real time, and a
+// fresh transport costs every host its idle connection: on the web, where
+// a host is forgotten a day after its last request, none is taken. Here a
+// day passes in a millisecond, and a nanosecond stands for the 90 s.
+func TestForgetTakesAFreshTransportOnlyForAConnectionStillIdle(t *testing.T) {
+	if !forgetKept(t) {
+		t.Error("forgotten within its connection's idle life: no fresh transport")
+	}
+	if forgetKept(t, idleConnLife(time.Nanosecond)) {
+		t.Error("forgotten after its connection's idle life: a fresh transport")
+	}
+}

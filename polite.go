@@ -101,6 +101,9 @@ type hooks struct {
 	// check is the rules, and a gauge of the machine's load would make
 	// them depend on it.
 	cpu schedule.CPUGauge
+	// idleConnLife stands for netguard.IdleConnTimeout where the
+	// scheduler asks whether a kept connection may still be idle.
+	idleConnLife time.Duration
 }
 
 // New returns a running Fetcher for cfg, or an error when cfg names a

@@ -1,6 +1,7 @@
 package polite
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -32,6 +33,7 @@ func newScheduler(f *Fetcher, hk hooks) *schedule.Scheduler {
 		OnIdle:         hk.onIdle,
 		Rand:           hk.rand,
 		HoldFetches:    hk.holdFetches,
+		IdleConnLife:   cmp.Or(hk.idleConnLife, netguard.IdleConnTimeout),
 		OnHeld:         hk.onHeld,
 		MaxInFlight:    set.maxInFlight,
 		CPU:            hk.cpu,

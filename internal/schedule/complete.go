@@ -97,7 +97,10 @@ func (s *Scheduler) completed(c *Completion) {
 	b.busy = c.Lease != nil // until Released
 	s.counts.fetching--
 	s.countEnd(b)
-	h.keptConn = b.conn.Kept
+	h.keptAt = time.Time{}
+	if b.conn.Kept {
+		h.keptAt = time.Now() // the connection's idle life is real time
+	}
 	if t.robots == nil {
 		s.counts.pagesInFlight--
 	}

@@ -125,12 +125,13 @@ func (s *Scheduler) forget(h *host, now time.Time) {
 	// A connection it kept is held idle by its name and port, not by its
 	// address: were the name added again and found at another address, a
 	// request pinned there would go out on it to the old one (R1.1). Such
-	// a connection closes itself after netguard.IdleConnTimeout, long
-	// before a host is idle long enough to be forgotten, unless the clock
-	// is a test's; the fetcher takes a fresh transport rather than count on
-	// that. TestMoveLeavesNoConnectionToTheOldAddress, whose host is
-	// sometimes forgotten before it moves, failed so in 4 runs of 100.
-	if h.keptConn {
+	// a connection closes itself after Config.IdleConnLife of real time,
+	// long before a host is idle long enough to be forgotten, unless the
+	// clock is a test's: only then does the fetcher take a fresh
+	// transport, which costs every host its idle connection.
+	// TestMoveLeavesNoConnectionToTheOldAddress, whose host is sometimes
+	// forgotten before it moves, failed without it in 4 runs of 100.
+	if !h.keptAt.IsZero() && time.Since(h.keptAt) < s.cfg.IdleConnLife {
 		s.root.FreshTransport()
 	}
 	// net/http keeps, per host name, a queue of requests waiting for an

@@ -35,6 +35,9 @@ type Config struct {
 	Rand   func() float64  // the backoff's jitter, uniform in [0, 1)
 	// HoldFetches keeps every request queued (lookups still run).
 	HoldFetches bool
+	// IdleConnLife is how long, in real time, the transport keeps a
+	// connection idle before it closes it (forget.go).
+	IdleConnLife time.Duration
 	// OnHeld is called, with the lock held, when the reader is behind.
 	OnHeld func()
 	// MaxInFlight caps the jobs (requests and lookups) running at once.

@@ -197,9 +197,10 @@ type host struct {
 	origins    []*origin // its schemes and ports, each with its robots.txt
 	// floorFactor multiplies its floor after earlier cool-offs (R2.6).
 	floorFactor int
-	// keptConn: its last response's connection was kept, and net/http
-	// holds it idle by the host's name and port (forget.go).
-	keptConn bool
+	// keptAt is when, on the wall clock, its last response's connection
+	// was kept, for net/http to hold idle by the host's name and port;
+	// zero when it was not (forget.go).
+	keptAt time.Time
 	// open counts its URLs not yet answered; lastUsed is when one was
 	// last admitted or answered (forget.go).
 	open     int
