@@ -95,7 +95,7 @@ func TestCeilingFollowsTheCPU(t *testing.T) {
 	if !s.roomToFetch(&Budget{}) {
 		t.Fatal("CPU with room: the ceiling did not grow")
 	}
-	if want := int(minInFlight * 1.25 * 1.25); s.ceiling != want {
+	if want := int(minInFlight * quietGrowth * quietGrowth); s.ceiling != want {
 		t.Errorf("after 2 windows with room: ceiling %d, want %d", s.ceiling, want)
 	}
 	// Windows with room while nothing was held back leave it.
