@@ -75,31 +75,9 @@ func TestIdleHostIsForgottenWithoutWeakeningARule(t *testing.T) {
 // took a fresh transport meanwhile.
 func forgetKept(t *testing.T, opts ...startOption) bool {
 	r := newFarmRig(t)
-	if err := r.farm.ShareOneListener(); err != nil {
-		t.Fatal(err)
-	}
-	gate, entered := make(chan struct{}), make(chan string, 1)
-	site, err := r.farm.AddSite(politetest.Site{Name: "keepalive.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := site.Name
-	other := r.site(politetest.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]politetest.Page{
-		"/y": {Gate: gate, Entered: entered},
-	}})
+	h := keptIdle(r, polite.Config{}, opts...)
+	f := r.f
 	third := r.site(politetest.Site{Name: "third.test"})
-	f := r.start(polite.Config{}, opts...)
-	for _, name := range []string{h, other} {
-		r.add(r.url(name, "/"))
-		r.results(1)
-	}
-	// /a goes with /x queued behind it at the address: its connection is
-	// kept, idle in the transport by keepalive.test's name.
-	r.add(r.url(other, "/y"))
-	<-entered
-	r.add(r.url(h, "/a"), r.url(other, "/x"))
-	close(gate)
-	r.results(3)
 	before := polite.CurrentTransport(f)
 	r.clk.Advance(25 * time.Hour)
 	r.add(r.url(third, "/"))

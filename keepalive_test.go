@@ -16,6 +16,12 @@ import (
 // Connection: close. robots.txt is held until every page is added, so
 // they are all queued when the first is asked.
 func keepAliveVisits(t *testing.T, drop bool) []bool {
+	return keepAliveVisitsWith(t, drop, polite.Config{}, nil)
+}
+
+// keepAliveVisitsWith is keepAliveVisits with the Fetcher started on cfg
+// and handed to started before any page is added.
+func keepAliveVisitsWith(t *testing.T, drop bool, cfg polite.Config, started func(*polite.Fetcher)) []bool {
 	r := newFarmRig(t)
 	page := politetest.Page{Drop: drop}
 	gate := make(chan struct{})
@@ -24,7 +30,10 @@ func keepAliveVisits(t *testing.T, drop bool) []bool {
 	name := r.site(politetest.Site{Name: "keep.test",
 		Pages:   map[string]politetest.Page{politetest.RobotsPath: robots},
 		Default: func(string) politetest.Page { return page }})
-	r.start(polite.Config{})
+	f := r.start(cfg)
+	if started != nil {
+		started(f)
+	}
 	paths := []string{"/1", "/2", "/3", "/4", "/5"}
 	for _, p := range paths {
 		r.add(r.url(name, p))
@@ -83,34 +92,13 @@ func TestKeepAliveKeptWhileWorkIsQueued(t *testing.T) {
 // (R10.2). Counted as the server's doing, every host with a connection
 // kept then closed each of its connections for the rest of the run.
 func TestFreshTransportIsNotTheServersClose(t *testing.T) {
-	r := newFarmRig(t)
-	gate := make(chan struct{})
-	robots := politetest.Robots("User-agent: *\nAllow: /\n")
-	robots.Gate = gate
-	name := r.site(politetest.Site{Name: "keep.test",
-		Pages:   map[string]politetest.Page{politetest.RobotsPath: robots},
-		Default: func(string) politetest.Page { return politetest.Page{} }})
 	var fp atomic.Pointer[polite.Fetcher]
-	f := r.start(polite.Config{OnRequest: func(e polite.RequestEvent) {
+	cfg := polite.Config{OnRequest: func(e polite.RequestEvent) {
 		if strings.HasSuffix(e.URL, "/2") {
 			polite.RenewTransport(fp.Load())
 		}
-	}})
-	fp.Store(f)
-	paths := []string{"/1", "/2", "/3", "/4", "/5"}
-	for _, p := range paths {
-		r.add(r.url(name, p))
-	}
-	close(gate)
-	for u, res := range r.results(len(paths)) {
-		if res.Err != nil || res.Status != http.StatusOK {
-			t.Fatalf("%s: status %d, %v; want 200", u, res.Status, res.Err)
-		}
-	}
-	var closes []bool
-	for _, v := range r.farm.Audit().Visits() {
-		closes = append(closes, v.Header.Get("Connection") == "close")
-	}
+	}}
+	closes := keepAliveVisitsWith(t, false, cfg, fp.Store)
 	// Only /5, with nothing queued behind it, asks to close.
 	want := []bool{false, false, false, false, false, true}
 	if !slices.Equal(closes, want) {

@@ -125,32 +125,8 @@ func TestHostGoneAtTheNextLookup(t *testing.T) {
 // is kept: a request with nothing queued behind it asks to close.
 func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 	r := newFarmRig(t)
-	if err := r.farm.ShareOneListener(); err != nil {
-		t.Fatal(err)
-	}
-	gate, entered := make(chan struct{}), make(chan string, 1)
-	site, err := r.farm.AddSite(politetest.Site{Name: "keepalive.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := site.Name
-	other := r.site(politetest.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]politetest.Page{
-		"/y": {Gate: gate, Entered: entered},
-	}})
-	r.start(polite.Config{AllowPrivateNetworks: true})
-	// Each host's robots.txt first, one at a time: no connection is kept.
-	for _, name := range []string{h, other} {
-		r.add(r.farm.URL(name, "/"))
-		r.results(1)
-	}
-	// /a and /x are queued while /y holds the address, so /a goes with /x
-	// behind it.
-	a, x, c := r.farm.URL(h, "/a"), r.farm.URL(other, "/x"), r.farm.URL(h, "/c")
-	r.add(r.farm.URL(other, "/y"))
-	<-entered
-	r.add(a, x)
-	close(gate)
-	r.results(3)
+	h := keptIdle(r, polite.Config{AllowPrivateNetworks: true})
+	c := r.farm.URL(h, "/c")
 	newAddr, err := r.farm.NewAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +146,42 @@ func TestMoveLeavesNoConnectionToTheOldAddress(t *testing.T) {
 			t.Errorf("%s after the move reached %v, want %v", v.Path, v.Addr, newAddr)
 		}
 	}
+}
+
+// keptIdle starts r's Fetcher on cfg (with opts) and crawls two hosts on
+// one address and port, keepalive.test and other.test, so that
+// keepalive.test's last connection is kept: /a goes while other.test's
+// /x is queued at the address behind it, and net/http holds the
+// connection idle by keepalive.test's name. It returns that name.
+func keptIdle(r *farmRig, cfg polite.Config, opts ...startOption) string {
+	t := r.t
+	t.Helper()
+	if err := r.farm.ShareOneListener(); err != nil {
+		t.Fatal(err)
+	}
+	gate, entered := make(chan struct{}), make(chan string, 1)
+	site, err := r.farm.AddSite(politetest.Site{Name: "keepalive.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := site.Name
+	other := r.site(politetest.Site{Name: "other.test", Addr: site.Addr, Pages: map[string]politetest.Page{
+		"/y": {Gate: gate, Entered: entered},
+	}})
+	r.start(cfg, opts...)
+	// Each host's robots.txt first, one at a time: no connection is kept.
+	for _, name := range []string{h, other} {
+		r.add(r.farm.URL(name, "/"))
+		r.results(1)
+	}
+	// /a and /x are queued while /y holds the address, so /a goes with /x
+	// behind it.
+	r.add(r.farm.URL(other, "/y"))
+	<-entered
+	r.add(r.farm.URL(h, "/a"), r.farm.URL(other, "/x"))
+	close(gate)
+	r.results(3)
+	return h
 }
 
 // R1.1, R3.1: a refusal from the old address, in flight when a lookup
