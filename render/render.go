@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -70,7 +71,7 @@ type Renderer struct {
 	opt     Options
 	slots   chan struct{} // a render holds one
 	browser context.Context
-	stop    func()
+	stop    func() error
 	copies  copies
 }
 
@@ -116,12 +117,29 @@ func New(f *polite.Fetcher, opt Options) (*Renderer, error) {
 		cancelAlloc()
 		return nil, fmt.Errorf("render: starting %s: %w", path, err)
 	}
-	return &Renderer{f: f, opt: opt, slots: make(chan struct{}, opt.Renders), browser: browser,
-		stop: func() { cancelBrowser(); cancelAlloc() }}, nil
+	stop := sync.OnceValue(func() error {
+		// Asked to close, the browser removes its singleton files from
+		// the temp dir; killed by a bare cancel, it left a directory
+		// there each run. A browser that does not close in closeWait is
+		// killed.
+		ctx, cancel := context.WithTimeout(browser, closeWait)
+		defer cancel()
+		err := chromedp.Cancel(ctx)
+		cancelBrowser()
+		cancelAlloc()
+		return err
+	})
+	return &Renderer{f: f, opt: opt, slots: make(chan struct{}, opt.Renders), browser: browser, stop: stop}, nil
 }
 
-// Close ends the browser.
+// closeWait is how long Close waits for the browser to close itself.
+const closeWait = 10 * time.Second
+
+// Close ends the browser: it asks it to close, and kills it if it has
+// not after 10 s. A second Close returns what the first did.
 func (r *Renderer) Close() error {
-	r.stop()
+	if err := r.stop(); err != nil {
+		return fmt.Errorf("render: closing the browser: %w", err)
+	}
 	return nil
 }

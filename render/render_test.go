@@ -327,3 +327,39 @@ func TestCloseEndsARender(t *testing.T) {
 		t.Errorf("Render after Close: no error")
 	}
 }
+
+// Close leaves nothing of the browser's behind: with TMPDIR a directory
+// of the test's, it is empty again after a render and Close, and a second
+// Close is harmless. Killed rather than asked to close, the browser left
+// its singleton directory there (org.chromium.Chromium.*) on every run.
+func TestCloseLeavesNoFiles(t *testing.T) {
+	needBrowser(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	farm := politetest.Start(t, politetest.Site{Name: "s.test", Pages: map[string]politetest.Page{
+		"/":               {Body: []byte(shop), Header: html},
+		"/api/items.json": {Body: []byte(`[{"name":"teapot"}]`), Header: http.Header{"Content-Type": {"application/json"}}},
+	}})
+	f, r := fetcherAndRenderer(t, farm)
+	ctx := context.Background()
+	page, err := f.Fetch(ctx, farm.URL("s.test", "/"))
+	if err != nil || page.Err != nil {
+		t.Fatal(err, page.Err)
+	}
+	if _, err := r.Render(ctx, page); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in TMPDIR after Close: %s", e.Name())
+	}
+}
