@@ -128,10 +128,14 @@ const (
 	wakingGrowth = 1.03
 )
 
-// countStart counts b's request, started now, in the current window.
+// countStart counts b's request, started now, in the current window,
+// and among its first requests if b had not started (pace.go).
 func (s *Scheduler) countStart(b *Budget) {
 	b.startedIn = s.window
 	s.started[s.window%startWindows]++
+	if b.lastEnd.IsZero() {
+		s.firstStarts++
+	}
 }
 
 // countEnd takes b's request, ended now, out of the window it started in,
@@ -167,6 +171,7 @@ func (s *Scheduler) heedCPU() {
 	if windows == 0 {
 		return
 	}
+	s.firstStarts = 0
 	for range min(windows, startWindows) { // a window for each that ended
 		s.window++
 		s.started[s.window%startWindows] = 0

@@ -29,6 +29,7 @@ const minInFlight = 64
 // from its last request: Little's law on its duration and rest (R1.2).
 // The share counts while work waits at the budget (countNeed).
 func (s *Scheduler) needs(b *Budget, d, rest time.Duration) {
+	s.noteDuration(d)
 	b.share = 0
 	if d+rest > 0 {
 		b.share = d.Seconds() / (d + rest).Seconds()
@@ -69,16 +70,16 @@ func (s *Scheduler) need() float64 {
 }
 
 // roomToFetch reports whether b's request may start: fewer are in flight
-// than MaxInFlight and the CPU's ceiling. A request the ceiling holds
-// back is noted, and whether its budget has started, for the ceiling to
-// grow (heedCPU).
+// than MaxInFlight and the CPU's ceiling, and a budget yet to start is
+// not paced (pace.go). A request the ceiling holds back is noted, and
+// whether its budget has started, for the ceiling to grow (heedCPU).
 func (s *Scheduler) roomToFetch(b *Budget) bool {
 	s.heedCPU()
 	n := s.counts.fetching
 	if n >= s.cfg.MaxInFlight {
 		return false
 	}
-	if s.cfg.CPU != nil && n >= s.ceiling {
+	if s.cfg.CPU != nil && (n >= s.ceiling || s.paced(b)) {
 		s.ceilingHeld = true
 		s.startedHeld = s.startedHeld || !b.lastEnd.IsZero()
 		return false

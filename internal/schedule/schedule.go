@@ -139,6 +139,11 @@ type Scheduler struct {
 	// quiet counts the gauge's windows since the CPU was last short, up
 	// to startWindows (cpu.go).
 	quiet int
+	// firstStarts counts the first requests of budgets started in the
+	// gauge's current window, and meanDuration is the requests' mean
+	// duration, that paces them (pace.go).
+	firstStarts  int
+	meanDuration time.Duration
 	// cpuTimed: the dispatcher's CPU timer runs, to heed the gauge's
 	// next window though no job ends meanwhile. A worker whose job the
 	// ceiling held back while it did not wakes the dispatcher to set it.
