@@ -123,7 +123,7 @@ type StoppedError struct {
 }
 
 func (e *StoppedError) Error() string {
-	return fmt.Sprintf("polite: host %s stopped for the run: %v", e.Host, e.Cause)
+	return fmt.Sprintf("polite: host %s stopped for the run: %v", e.Host, schedule.Nested(e.Cause))
 }
 
 // Is makes errors.Is(err, ErrHostStopped) true.

@@ -83,7 +83,7 @@ func ExampleFetcher_Add() {
 	fmt.Println(f.Add(ctx, "http://169.254.169.254/latest/meta-data/"))
 	// Output:
 	// polite: unsupported URL scheme: "ftp" in "ftp://example.org/file": only http and https
-	// http://169.254.169.254/latest/meta-data/: polite: address not allowed: 169.254.169.254 is not a public address
+	// polite: http://169.254.169.254/latest/meta-data/: address not allowed: 169.254.169.254 is not a public address
 }
 
 // A small site crawler: the Fetcher does the politeness (one request at a

@@ -393,6 +393,9 @@ func (f *Fetcher) requestError(ctx context.Context, u string, err error) error {
 		// Said as net/http says a deadline: a timeout, not a cancellation.
 		return fmt.Errorf("polite: %w", &url.Error{Op: "Get", URL: u, Err: te})
 	}
+	if ue, ok := err.(*url.Error); ok { // the transport's own refusals open with "polite: "
+		err = &url.Error{Op: ue.Op, URL: ue.URL, Err: schedule.Nested(ue.Err)}
+	}
 	return fmt.Errorf("polite: %w", err)
 }
 

@@ -380,7 +380,7 @@ func (f *Fetcher) resolve(j schedule.Job, name string, lc *requestContexts) *sch
 		return j.Resolution(usable, nil)
 	}
 	if refused != nil {
-		return j.Resolution(nil, fmt.Errorf("%s resolves to no public address: %w", name, refused))
+		return j.Resolution(nil, fmt.Errorf("polite: %s resolves to no public address: %w", name, schedule.Nested(refused)))
 	}
 	return j.Resolution(nil, fmt.Errorf("%w: %s: no addresses", ErrUnresolved, name))
 }
@@ -421,7 +421,7 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 	given := strings.ToLower(u.Hostname())
 	if a, ok := netguard.LiteralAddr(given); ok {
 		if err := netguard.CheckAddress(a, allowPrivate); err != nil {
-			return "", "", fmt.Errorf("%s: %w", raw, err)
+			return "", "", fmt.Errorf("polite: %s: %w", raw, schedule.Nested(err))
 		}
 	}
 	if target, err = normalise(raw); err != nil {
@@ -440,7 +440,7 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 		// ("10.0.0.1.", fullwidth digits) is judged as that address.
 		if a, ok := netguard.LiteralAddr(name); ok {
 			if err := netguard.CheckAddress(a, allowPrivate); err != nil {
-				return "", "", fmt.Errorf("%s: %w", raw, err)
+				return "", "", fmt.Errorf("polite: %s: %w", raw, schedule.Nested(err))
 			}
 		}
 	}

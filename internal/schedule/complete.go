@@ -140,9 +140,9 @@ func (s *Scheduler) completed(c *Completion) {
 	case c.Meaning == Refused:
 		s.stop(h, c.Err, c.End)
 	case c.Untrusted:
-		s.stop(h, fmt.Errorf("%w: %s: %w", ErrCertificate, h.name, c.Err), c.End)
+		s.stop(h, fmt.Errorf("%w: %s: %w", ErrCertificate, h.name, Nested(c.Err)), c.End)
 	case h.failures >= s.cfg.FailuresToStop:
-		s.stop(h, fmt.Errorf("%w: %d, the last: %w", ErrFailures, h.failures, c.Err), c.End)
+		s.stop(h, fmt.Errorf("%w: %d, the last: %w", ErrFailures, h.failures, Nested(c.Err)), c.End)
 	}
 	if !b.parkedUntil.IsZero() && b.parkedUntil.After(c.End) {
 		s.park(b, c.End)
@@ -270,7 +270,7 @@ func (s *Scheduler) close() {
 // naming its URL.
 func (s *Scheduler) turnAway(t *Task, err error) {
 	if t.robots == nil {
-		err = fmt.Errorf("%s not fetched: %w", t.URL(), err)
+		err = fmt.Errorf("polite: %s not fetched: %w", t.URL(), Nested(err))
 	}
 	s.finish(t, End{Err: err})
 }
@@ -296,7 +296,7 @@ func (s *Scheduler) finish(t *Task, e End) {
 	}
 	if errors.Is(e.Err, ErrClosed) && t.rare != nil && t.rare.lastFailure != nil {
 		// The run ended before the URL's next try: why it needed one.
-		e.Err = fmt.Errorf("%w; the last failed try: %w", e.Err, t.rare.lastFailure)
+		e.Err = fmt.Errorf("%w; the last failed try: %w", e.Err, Nested(t.rare.lastFailure))
 	}
 	s.root.Deliver(t, e)
 }

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,31 @@ var (
 	// ErrCoolingOff: the host is cooling off after an earlier run's stop (R3.3).
 	ErrCoolingOff = errors.New("polite: host cooling off after an earlier stop")
 )
+
+// prefix opens the text of the package's errors, once however many of
+// them one wraps.
+const prefix = "polite: "
+
+// Nested is err quoted inside another error of the package: the same
+// error to errors.Is and errors.As, its text without its leading
+// "polite: ". An error whose text does not open so (net/http's, a
+// caller's Resolver's) is returned as it is, its own methods (Timeout)
+// kept.
+func Nested(err error) error {
+	if err == nil || !strings.HasPrefix(err.Error(), prefix) {
+		return err
+	}
+	return nested{err}
+}
+
+// NestedText is the stored text of an error, as Nested quotes it.
+func NestedText(text string) string { return strings.TrimPrefix(text, prefix) }
+
+// nested is an error of the package inside another: see Nested.
+type nested struct{ err error }
+
+func (n nested) Error() string { return NestedText(n.err.Error()) }
+func (n nested) Unwrap() error { return n.err }
 
 // Robots cache timings (R5.3).
 const (

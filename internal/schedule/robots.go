@@ -312,6 +312,6 @@ func (s *Scheduler) finishRobots(t *Task, e End) {
 	waiting := o.waiting
 	o.waiting = nil
 	for _, w := range waiting {
-		s.turnAway(w, fmt.Errorf("robots.txt of %s: %w", o.key, err))
+		s.turnAway(w, fmt.Errorf("robots.txt of %s: %w", o.key, Nested(err)))
 	}
 }

@@ -72,7 +72,7 @@ func (s *Scheduler) hostRecalled(h *host, a *StoreAnswer) {
 	if rec := a.Host; a.Err == nil && a.Found && rec.Stops > 0 {
 		if until := rec.CoolOffUntil; until.After(s.clk.Now()) {
 			h.stopped = fmt.Errorf("%w: left alone until %s (stop %d: %s)", ErrCoolingOff,
-				until.UTC().Format(time.RFC3339), rec.Stops, rec.LastReason)
+				until.UTC().Format(time.RFC3339), rec.Stops, NestedText(rec.LastReason))
 			s.counts.stopped++
 		} else {
 			h.floorFactor = 1 << min(rec.Stops, 10) // 2× after the first cool-off, 4× after the second…
