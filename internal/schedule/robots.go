@@ -271,12 +271,15 @@ func (s *Scheduler) robotsSettled(t *Task, e End, learned bool) {
 			s.release(o)
 			return
 		}
-		// Ask the origin's own robots.txt again, after the backoff.
+		// Ask the origin's own robots.txt again, after the backoff, behind
+		// the work queued at its budget: another origin of the host (its
+		// https://, another port) is asked between, and while that one
+		// answers, this one's failures are not five in a row (R3.2).
 		t.host = o.host
 		if t.rare != nil {
 			t.rare.cur, t.rare.hops = "", nil
 		}
-		s.enqueueFront(o.host.budget, t)
+		s.enqueue(o.host.budget, t)
 	default:
 		s.finish(t, e)
 	}
