@@ -237,8 +237,8 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 	a, b := r.farm.URL(h, "/a"), r.farm.URL(h, "/b")
 	r.add(a, b)
 	res := r.results(2)
-	if !errors.Is(res[a].Err, polite.ErrRateLimited) || res[a].Rest.Wait != polite.DefaultHorizon {
-		t.Errorf("429: %v, rest %v", res[a].Err, res[a].Rest)
+	if !errors.Is(res[a].Err, polite.ErrRateLimited) || res[a].Rest.Wait != 2*time.Hour || res[a].Rest.Term != polite.RestRetryAfter {
+		t.Errorf("429: %v, rest %v; want the 2 h the server asked, beyond the %v horizon", res[a].Err, res[a].Rest, polite.DefaultHorizon)
 	}
 	var parked *polite.ParkedError
 	if !errors.As(res[b].Err, &parked) || !errors.Is(res[b].Err, polite.ErrParked) {

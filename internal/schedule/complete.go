@@ -133,6 +133,10 @@ func (s *Scheduler) completed(c *Completion) {
 	c.SharedRest = rest.Wait
 	if b.parkedUntil.After(b.nextAt) {
 		c.SharedRest = b.parkedUntil.Sub(c.End) // every process waits the park out
+		// The Result and the event say the wait the server asked, not
+		// the horizon that bounds the budget's own rest: no request goes
+		// to the address before the park ends.
+		rest.Wait = c.SharedRest
 	}
 
 	s.observe(c, b, rest)
