@@ -52,8 +52,9 @@ const (
 // slog.Default for the refusal log, the system resolver, public addresses
 // only, and the rests of R2.
 //
-// No field can make the fetcher less polite than the rules (SPEC.md): a
-// rest below its floor is raised to the floor, and New logs that once.
+// No field can make the fetcher less polite than the rules (R1–R11, in
+// README's rules table): a rest below its floor is raised to the floor, and
+// New logs that once.
 type Config struct {
 	// Name, Version, InfoURL and Contact make the User-Agent (R4). All
 	// empty: exactly "PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)".
@@ -145,13 +146,14 @@ type Config struct {
 	// budget rests (R2.2). Zero or below 5: 5.
 	DurationFactor int
 
-	// MaxBodyBytes caps the bytes read of one body. Zero: DefaultMaxBodyBytes.
+	// MaxBodyBytes caps the bytes read of one body. Zero or less:
+	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
 	// Timeout bounds one request from dial to the last byte of its body.
 	// It is also the only bound on the wait for the response headers: a
 	// server that never answers holds one request in flight for Timeout.
-	// Zero: DefaultTimeout; above MaxTimeout: MaxTimeout.
+	// Zero or less: DefaultTimeout; above MaxTimeout: MaxTimeout.
 	Timeout time.Duration
 
 	// MaxBackoff caps the growing backoff after failures in a row (R2.5).
@@ -161,7 +163,7 @@ type Config struct {
 
 	// Horizon is the longest wait a server may ask for in a run: a
 	// Retry-After beyond it parks the host, whose URLs come back with a
-	// *ParkedError (R2.4). Zero: DefaultHorizon (1 h).
+	// *ParkedError (R2.4). Zero or less: DefaultHorizon (1 h).
 	Horizon time.Duration
 
 	// APIs are hosts the caller declares documented public APIs (R5.5).
@@ -210,8 +212,8 @@ type Unrestricted struct {
 }
 
 // Resolver looks up a host's addresses. *net.Resolver satisfies it. The
-// context of a lookup is cancelled when the lookup has taken too long or
-// the fetcher closes; it has no deadline, and a worker passes the same one
+// context of a lookup is cancelled when the lookup has taken 15 s (a
+// bound of its own, apart from Config.Timeout) or the fetcher closes; it has no deadline, and a worker passes the same one
 // to its next lookups, so a resolver stops what it started for a lookup
 // before it returns.
 type Resolver interface {
@@ -245,7 +247,7 @@ type settings struct {
 }
 
 // settle applies defaults and floors. A value below a floor is raised and
-// logged once (the first principle of SPEC.md), never silently ignored.
+// logged once (the first principle of the rules), never silently ignored.
 func (c Config) settle() (settings, error) {
 	s := settings{
 		ua:           identity{Name: c.Name, Version: c.Version, InfoURL: c.InfoURL, Contact: c.Contact},

@@ -19,8 +19,14 @@ func TestAddRefusesADuplicate(t *testing.T) {
 	u := r.url(host, "/a/b")
 	r.add(u)
 	for _, again := range []string{u, strings.Replace(u, "dup.test", "DUP.test", 1) + "#top", r.url(host, "/a/./b;jsessionid=0123456789ABCDEF")} {
-		if err := r.f.Add(t.Context(), again); !errors.Is(err, polite.ErrDuplicate) {
+		err := r.f.Add(t.Context(), again)
+		if !errors.Is(err, polite.ErrDuplicate) {
 			t.Errorf("Add(%s): %v, want ErrDuplicate", again, err)
+			continue
+		}
+		// The normal form is named only when it is another spelling.
+		if as := " (as " + u + ")"; strings.HasSuffix(err.Error(), as) == (again == u) {
+			t.Errorf("Add(%s): %q; want %q at its end only for another spelling", again, err, as)
 		}
 	}
 	if n := r.f.Pending(); n != 1 {

@@ -110,8 +110,9 @@ func TestNextContext(t *testing.T) {
 	if _, err := f.Next(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Next = %v, want context.Canceled", err)
 	}
-	if err := f.Add(ctx, "https://example.org/"); !errors.Is(err, context.Canceled) {
-		t.Errorf("Add with a cancelled context = %v", err)
+	if err := f.Add(ctx, "https://example.org/"); !errors.Is(err, context.Canceled) ||
+		!strings.HasPrefix(err.Error(), "polite: https://example.org/ not added") {
+		t.Errorf("Add with a cancelled context = %v; want context.Canceled, the URL named", err)
 	}
 }
 

@@ -152,7 +152,7 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 	return f, nil
 }
 
-// identity returns the User-Agent header the fetcher sends.
+// UserAgent returns the User-Agent header the fetcher sends (R4).
 func (f *Fetcher) UserAgent() string { return f.ua }
 
 // Add accepts rawURL for fetching. It returns at once: the URL's Result
@@ -164,8 +164,9 @@ func (f *Fetcher) UserAgent() string { return f.ua }
 // fetched: unparsable or too long (ErrInvalidURL), not http or https
 // (ErrUnsupportedScheme), a literal non-public address without
 // AllowPrivateNetworks (ErrPrivateAddress); for a URL already added in
-// this run, in any spelling that normalises the same (ErrDuplicate); or
-// after Close (ErrClosed).
+// this run, in any spelling that normalises the same (ErrDuplicate);
+// after Close (ErrClosed); or when ctx is done already (an error that
+// names the URL and wraps ctx.Err()).
 func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	return f.add(ctx, rawURL, nil)
 }
@@ -195,7 +196,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 // or to the queue if reply is nil.
 func (f *Fetcher) task(ctx context.Context, rawURL string, reply chan *Result) (*schedule.Task, string, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("polite: %s not added: %w", rawURL, err)
 	}
 	n, name, err := checkURL(rawURL, f.set.allowPrivate)
 	if err != nil {
@@ -225,6 +226,9 @@ func (f *Fetcher) add(ctx context.Context, rawURL string, reply chan *Result) er
 	if f.added.Add(name, n) {
 		if f.sched.ClosedToAdds() {
 			return ErrClosed
+		}
+		if n == rawURL {
+			return fmt.Errorf("%w: %s", ErrDuplicate, rawURL)
 		}
 		return fmt.Errorf("%w: %s (as %s)", ErrDuplicate, rawURL, n)
 	}
