@@ -228,3 +228,51 @@ func TestRedirectLoopUnderAnotherSpelling(t *testing.T) {
 		t.Errorf("loop.test saw %q, want robots.txt and /x once", got)
 	}
 }
+
+// R1.1, R10.1: a host that ends in a number is the IPv4 address a browser
+// reads in it. A farm address written as one decimal number, in hex parts
+// or with octal zeros is one host with its dotted spelling: a duplicate of
+// it, asked at that address, under one robots.txt. Without
+// AllowPrivateNetworks such a spelling of a private address is refused at
+// Add, as its dotted form is, and the Resolver is never asked for it.
+func TestNumericIPv4SpellingsAreTheAddress(t *testing.T) {
+	r := newFarmRig(t)
+	a, port := r.addr()
+	r.site(politetest.Site{Name: a.String(), Addr: a})
+	b := a.As4()
+	number := strconv.FormatUint(uint64(b[0])<<24|uint64(b[1])<<16|uint64(b[2])<<8|uint64(b[3]), 10)
+	hex := fmt.Sprintf("0x%x.0x%x.%d.0%o", b[0], b[1], b[2], b[3])
+	asked := &recordingResolver{Resolver: r.farm.Resolver()}
+	r.start(polite.Config{Resolver: asked})
+	dotted := "http://" + a.String() + ":" + port + "/p"
+	r.add("http://" + number + ":" + port + "/p")
+	for _, again := range []string{dotted, "http://" + hex + ":" + port + "/p"} {
+		if err := r.f.Add(t.Context(), again); !errors.Is(err, polite.ErrDuplicate) {
+			t.Errorf("Add(%s) = %v, want ErrDuplicate: the same address", again, err)
+		}
+	}
+	res := r.results(1)["http://"+number+":"+port+"/p"]
+	if res == nil || res.Err != nil || res.FinalURL != dotted || res.Addr != a {
+		t.Fatalf("%s: %s, from %v; want %s fetched from %v", number, outcome(res), res.Addr, dotted, a)
+	}
+	if got := paths(r.farm.Audit().VisitsTo(a.String())); !slices.Equal(got, []string{politetest.RobotsPath, "/p"}) {
+		t.Errorf("farm saw %q, want robots.txt then /p", got)
+	}
+	if names := asked.names(); len(names) != 0 {
+		t.Errorf("the Resolver was asked for %q: an address is no name", names)
+	}
+
+	f, err := polite.NewOnFakeClock(polite.Config{Logger: quiet, Resolver: asked}, r.clk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, u := range []string{"http://2130706433/", "http://0x7f.1/", "http://0177.0.0.01/", "http://10.258/", "http://" + number + "/"} {
+		if err := f.Add(t.Context(), u); !errors.Is(err, polite.ErrPrivateAddress) {
+			t.Errorf("Add(%s) without AllowPrivateNetworks = %v, want ErrPrivateAddress", u, err)
+		}
+	}
+	if names := asked.names(); len(names) != 0 {
+		t.Errorf("the Resolver was asked for %q", names)
+	}
+}

@@ -16,9 +16,11 @@ import (
 //
 //   - lower-cases the scheme and the host, decodes escaped UTF-8 in a
 //     host name and writes an IDN host as IDNA A-labels ("xn--…"), drops a trailing dot from the host and the
-//     default port (:80 for http, :443 for https), and writes an IPv6
-//     host in its RFC 5952 form: one host, one spelling (Host gives it
-//     for a bare name);
+//     default port (:80 for http, :443 for https), writes an IPv6
+//     host in its RFC 5952 form, and a host that ends in a number as the
+//     IPv4 address a browser reads in it ("2130706433", "0x7f.1" and
+//     "127.0.0.01" are "127.0.0.1"; one it cannot read is refused): one
+//     host, one spelling (Host gives it for a bare name);
 //   - removes dot segments (RFC 3986 §5.2.4) and writes an empty path as
 //     "/";
 //   - drops the fragment, which never reaches the server;
@@ -277,6 +279,13 @@ func appendASCIIHost(dst []byte, host string) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("%w: byte %q in host", ErrMalformed, c)
 		}
+	}
+	if endsInNumber(host) { // an address, as a browser reads it (ipv4.go)
+		a, err := parseIPv4(host)
+		if err != nil {
+			return nil, err
+		}
+		return a.AppendTo(dst), nil
 	}
 	start := len(dst)
 	for i := 0; i < len(host); i++ {

@@ -36,6 +36,16 @@ func TestNormalize(t *testing.T) {
 		{"IPv6 compressed", "http://[0:0:0:0:0:0:0:1]:8080/x", "http://[::1]:8080/x"},
 		{"IPv4-mapped IPv6", "http://[::FFFF:192.0.2.1]/", "http://[::ffff:192.0.2.1]/"},
 		{"IPv4 host kept", "http://192.0.2.1:80/", "http://192.0.2.1/"},
+		// IPv4 as the URL Standard reads a host that ends in a number
+		{"IPv4 as one decimal number", "http://2135753217/k", "http://127.77.2.1/k"},
+		{"IPv4 in hex parts", "http://0x7F.0x4d.2.1/", "http://127.77.2.1/"},
+		{"IPv4 part in octal", "http://127.77.2.01/", "http://127.77.2.1/"},
+		{"IPv4 in two parts", "http://127.1/", "http://127.0.0.1/"},
+		{"IPv4 in three parts", "http://10.1.258/", "http://10.1.1.2/"},
+		{"IPv4 as one hex number", "http://0xC0000201:8080/", "http://192.0.2.1:8080/"},
+		{"IPv4 with a trailing dot", "http://0300.0250.1.1./", "http://192.168.1.1/"},
+		{"IPv4 zero", "http://0x/", "http://0.0.0.0/"},
+		{"a name that ends in letters stays a name", "http://1.2.3.example/", "http://1.2.3.example/"},
 		{"underscore in host", "http://my_host.Example.com/", "http://my_host.example.com/"},
 		{"IDN host written as A-labels", "http://BÜCHER.de/", "http://xn--bcher-kva.de/"},
 		{"punycode host lower-cased", "http://XN--BCHER-KVA.de/", "http://xn--bcher-kva.de/"},
@@ -159,6 +169,14 @@ func TestNormalizeErrors(t *testing.T) {
 		{"http://[192.0.2.1]/", ErrMalformed},
 		{"http://[example.com]/", ErrMalformed},
 		{"http://a..b/", ErrMalformed},
+		{"http://1.2.3.4.5/", ErrMalformed},            // ends in a number, five parts
+		{"http://256.0.0.1/", ErrMalformed},            // a part over 255
+		{"http://1.2.3.256/", ErrMalformed},            // the last part over its room
+		{"http://4294967296/", ErrMalformed},           // over 32 bits
+		{"http://99999999999999999999/", ErrMalformed}, // over 64 bits
+		{"http://09.1.1.1/", ErrMalformed},             // 9 is no octal digit
+		{"http://example.0x10/", ErrMalformed},         // ends in a number, not an address
+		{"http://1..1/", ErrMalformed},
 		{"http://a%2Fb.example/", ErrMalformed},       // an escaped '/' is still a '/'
 		{"http://a%zz.example/", ErrMalformed},        // bad escape
 		{"http://a%C3.example/", ErrMalformed},        // not UTF-8
@@ -504,6 +522,8 @@ func FuzzNormalize(f *testing.F) {
 		"http://a/b/..;sid=1/%2E%2E/c?&&sid=2&",
 		"http://bücher.de./é ?q=a b",
 		"HTTP://host:0080",
+		"http://0x7F.1:8080/a",
+		"http://0177.0.0.01./",
 	} {
 		f.Add(s)
 	}
@@ -558,6 +578,10 @@ func sameHost(a, b string) bool {
 			a = strings.TrimSuffix(ascii, ".")
 			break
 		}
+	}
+	if endsInNumber(a) { // an address a browser reads in the name
+		x, err := parseIPv4(a)
+		return err == nil && x.String() == b
 	}
 	return strings.EqualFold(a, b)
 }
