@@ -183,22 +183,26 @@ func TestCloseKeepsTheLastTrysFailure(t *testing.T) {
 	// OnRequest runs under the fetcher's lock: it never waits here, and
 	// the first two requests, robots.txt and the page, always fit.
 	ended := make(chan string, 2)
-	f := r.start(polite.Config{OnRequest: func(q polite.RequestEvent) {
+	// A lookup held for the whole test keeps the fetcher from idling, so
+	// the fake clock moves only when the test moves it: the page's retry
+	// cannot come before Close.
+	held := &gateResolver{Resolver: r.farm.Resolver(), hold: "held.test", open: make(chan struct{})}
+	f := r.start(polite.Config{Resolver: held, OnRequest: func(q polite.RequestEvent) {
 		select {
 		case ended <- q.URL:
 		default:
 		}
 	}})
-	r.add(u)
-	for got := range ended { // robots.txt first, then the page
-		if got == u {
-			break
-		}
+	r.add("http://held.test/", u)
+	<-ended // robots.txt, then its rest
+	r.clk.Advance(polite.MinRest)
+	if got := <-ended; got != u {
+		t.Fatalf("second request: %s, want %s", got, u)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res := r.results(1)[u]
+	res := r.results(2)[u]
 	if !errors.Is(res.Err, polite.ErrClosed) || !strings.Contains(fmt.Sprint(res.Err), "503") {
 		t.Errorf("Result after Close: %v; want ErrClosed and the 503 before it", res.Err)
 	}

@@ -2,9 +2,11 @@ package polite_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -50,13 +52,18 @@ func TestUnreachableOriginHoldsNotItsHost(t *testing.T) {
 				port = ln.Addr().(*net.TCPAddr).Port
 				ln.Close()
 			}
-			r.start(polite.Config{})
+			// The host's lookup waits until every URL is added: an idle
+			// fetcher moves the fake clock on, and the unreachable origin
+			// would fail five times in a row before the last pages came.
+			gate := &gateResolver{Resolver: r.farm.Resolver(), open: make(chan struct{})}
+			r.start(polite.Config{Resolver: gate})
 			unreachable := "http://" + host + ":" + strconv.Itoa(port) + "/old"
 			live := []string{r.url(host, "/"), r.url(host, "/1"), r.url(host, "/2"), r.url(host, "/3")}
 			// The unreachable origin comes second, so its robots.txt is
 			// first in the budget's queue.
 			r.add(live[0], unreachable)
 			r.add(live[1:]...)
+			close(gate.open)
 			res := r.results(len(live) + 1)
 			for _, u := range live {
 				if res[u].Err != nil || res[u].Status != http.StatusOK {
@@ -86,4 +93,25 @@ func TestUnreachableOriginHoldsNotItsHost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gateResolver holds each lookup of a name (every name when hold is
+// empty) until open is closed or the lookup's context ends. A lookup held
+// is a job in flight, so the fetcher is not idle and a fake clock moves
+// only as the farm or the test moves it.
+type gateResolver struct {
+	polite.Resolver
+	hold string
+	open chan struct{}
+}
+
+func (g *gateResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if g.hold == "" || host == g.hold {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.Resolver.LookupNetIP(ctx, network, host)
 }
