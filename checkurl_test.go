@@ -29,6 +29,8 @@ func TestCheckURL(t *testing.T) {
 		{"http://10.0.0.1./", ErrPrivateAddress},
 		{"http://\uff11\uff10.\uff10.\uff10.\uff11/", ErrPrivateAddress},
 		{"http://xn--zz.example/", ErrInvalidURL}, // not an A-label
+		{" \thttp://10.0.0.1/", ErrPrivateAddress}, // trimmed as an href is
+		{"http://0xa.1/", ErrPrivateAddress},
 	}
 	for _, c := range cases {
 		if _, _, err := checkURL(c.url, false); !errors.Is(err, c.want) {
@@ -43,6 +45,10 @@ func TestCheckURL(t *testing.T) {
 		{"http://Bücher.Example./", "http://xn--bcher-kva.example/", "xn--bcher-kva.example"},
 		{"http://xn--BCHER-kva.example/", "http://xn--bcher-kva.example/", "xn--bcher-kva.example"},
 		{"http://[2606:4700:4700:0:0:0:0:1111]:80/", "http://[2606:4700:4700::1111]/", "2606:4700:4700::1111"},
+		// Leading and trailing spaces and controls go, as a browser drops
+		// them from an href, at both ends alike.
+		{" http://example.org/s ", "http://example.org/s", "example.org"},
+		{"\n\thttps://Example.ORG/\r\n", "https://example.org/", "example.org"},
 	} {
 		target, name, err := checkURL(c.url, false)
 		if err != nil || target != c.target || name != c.name {

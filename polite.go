@@ -400,6 +400,7 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 	if len(raw) > MaxURLLength {
 		return "", "", fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidURL, len(raw), MaxURLLength)
 	}
+	raw = urltrap.TrimSpace(raw) // as a browser reads an href, at both ends
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %v", ErrInvalidURL, err)

@@ -44,7 +44,7 @@ import (
 // Normalize is idempotent: Normalize(Normalize(x)) == Normalize(x). An
 // already normal URL is returned as the same string.
 func Normalize(raw string) (string, error) {
-	s := trimSpace(raw)
+	s := TrimSpace(raw)
 	// The fragment is the browser's, never sent; whatever it holds, even
 	// a malformed escape, cannot make the URL unfetchable.
 	if i := strings.IndexByte(s, '#'); i >= 0 {
@@ -99,9 +99,9 @@ func Normalize(raw string) (string, error) {
 	return string(b), nil
 }
 
-// trimSpace trims ASCII whitespace and other C0 controls from both ends,
+// TrimSpace trims ASCII whitespace and other C0 controls from both ends,
 // what the URL Standard does to an href before parsing it.
-func trimSpace(s string) string {
+func TrimSpace(s string) string {
 	for len(s) > 0 && s[0] <= ' ' {
 		s = s[1:]
 	}

@@ -546,7 +546,7 @@ func FuzzNormalize(f *testing.F) {
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" {
 			t.Fatalf("Normalize(%q) = %q: scheme %q host %q", in, out, u.Scheme, u.Host)
 		}
-		if !strings.EqualFold(u.Scheme, trimSpace(in)[:len(u.Scheme)]) {
+		if !strings.EqualFold(u.Scheme, TrimSpace(in)[:len(u.Scheme)]) {
 			t.Fatalf("Normalize(%q) = %q: scheme changed", in, out)
 		}
 		// Where net/url reads the input too, the host is the same one.
