@@ -96,8 +96,12 @@ func (v Verdict) Failure() bool {
 	return v.Kind == KindRateLimited || v.Kind == KindServerFailure
 }
 
-// String reads like "rate-limited, wait 2m0s from Retry-After, note none".
+// String reads like "rate-limited, wait 2m0s from Retry-After, note none";
+// the zero Verdict, of a Result with no response, reads "none".
 func (v Verdict) String() string {
+	if v == (Verdict{}) {
+		return "none"
+	}
 	var b strings.Builder
 	b.WriteString(v.Kind.String())
 	switch {

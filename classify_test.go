@@ -145,6 +145,20 @@ func TestVerdictString(t *testing.T) {
 	}
 }
 
+// A Result with no response has the zero Verdict and Rest, and they say
+// so rather than "none, note none" and "0s (floor)".
+func TestZeroVerdictAndRestString(t *testing.T) {
+	if got := (Verdict{}).String(); got != "none" {
+		t.Errorf("Verdict{}.String() = %q, want \"none\"", got)
+	}
+	if got := (Rest{}).String(); got != "none" {
+		t.Errorf("Rest{}.String() = %q, want \"none\"", got)
+	}
+	if got := (Rest{Wait: MinRest}).String(); got != "3s (floor)" {
+		t.Errorf("a floor's rest reads %q", got)
+	}
+}
+
 // R2.4: a Retry-After date in the past says nothing, and the verdict says
 // the growing backoff follows.
 func TestVerdictPastRetryAfter(t *testing.T) {

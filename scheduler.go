@@ -250,8 +250,14 @@ type Rest struct {
 	Term RestTerm
 }
 
-// String reads like "3s (floor)", the wait rounded to the millisecond.
-func (r Rest) String() string { return fmt.Sprintf("%v (%v)", r.Wait.Round(time.Millisecond), r.Term) }
+// String reads like "3s (floor)", the wait rounded to the millisecond;
+// the zero Rest, of a Result for which no request was made, reads "none".
+func (r Rest) String() string {
+	if r == (Rest{}) {
+		return "none"
+	}
+	return fmt.Sprintf("%v (%v)", r.Wait.Round(time.Millisecond), r.Term)
+}
 
 // restAfter is pacing.RestAfter (R2) told as the public Rest.
 func restAfter(p pacing.Policy, o pacing.Outcome) Rest {
