@@ -28,7 +28,7 @@ func TestCheckURL(t *testing.T) {
 		// Spellings that are an address once normalised (R1.1, R10.1).
 		{"http://10.0.0.1./", ErrPrivateAddress},
 		{"http://\uff11\uff10.\uff10.\uff10.\uff11/", ErrPrivateAddress},
-		{"http://xn--zz.example/", ErrInvalidURL}, // not an A-label
+		{"http://xn--zz.example/", ErrInvalidURL},  // not an A-label
 		{" \thttp://10.0.0.1/", ErrPrivateAddress}, // trimmed as an href is
 		{"http://0xa.1/", ErrPrivateAddress},
 	}
