@@ -112,27 +112,6 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		checkErrorText(t, u, r.results(1)[u].Err)
 	})
 	t.Run("closed after a failed try", func(t *testing.T) {
-		r := newFarmRig(t)
-		host := r.site(politetest.Site{Name: "busy.test",
-			Pages: map[string]politetest.Page{"/p": {Status: http.StatusServiceUnavailable}}})
-		u := r.url(host, "/p")
-		ended := make(chan string, 2) // as in TestCloseKeepsTheLastTrysFailure
-		held := &gateResolver{Resolver: r.farm.Resolver(), hold: "held.test", open: make(chan struct{})}
-		f := r.start(polite.Config{Resolver: held, OnRequest: func(q polite.RequestEvent) {
-			select {
-			case ended <- q.URL:
-			default:
-			}
-		}})
-		r.add("http://held.test/", u)
-		<-ended // robots.txt, then its rest
-		r.clk.Advance(polite.MinRest)
-		if got := <-ended; got != u {
-			t.Fatalf("second request: %s, want %s", got, u)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		checkErrorText(t, u, r.results(2)[u].Err, polite.ErrClosed, polite.ErrServerFailure)
+		checkErrorText(t, "the page", closedAfterA503(t), polite.ErrClosed, polite.ErrServerFailure)
 	})
 }

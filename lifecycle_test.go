@@ -176,6 +176,15 @@ func TestConcurrentAddAndNext(t *testing.T) {
 // last try, so the caller learns why it was not fetched as well as that
 // the fetcher closed.
 func TestCloseKeepsTheLastTrysFailure(t *testing.T) {
+	if err := closedAfterA503(t); !errors.Is(err, polite.ErrClosed) || !strings.Contains(fmt.Sprint(err), "503") {
+		t.Errorf("Result after Close: %v; want ErrClosed and the 503 before it", err)
+	}
+}
+
+// closedAfterA503 closes a fetcher once a page's first try has failed
+// with a 503, and returns the page's Result's error.
+func closedAfterA503(t *testing.T) error {
+	t.Helper()
 	r := newFarmRig(t)
 	name := r.site(politetest.Site{Name: "busy.test",
 		Pages: map[string]politetest.Page{"/p": {Status: http.StatusServiceUnavailable}}})
@@ -202,8 +211,5 @@ func TestCloseKeepsTheLastTrysFailure(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res := r.results(2)[u]
-	if !errors.Is(res.Err, polite.ErrClosed) || !strings.Contains(fmt.Sprint(res.Err), "503") {
-		t.Errorf("Result after Close: %v; want ErrClosed and the 503 before it", res.Err)
-	}
+	return r.results(2)[u].Err
 }
