@@ -213,9 +213,9 @@ type Unrestricted struct {
 
 // Resolver looks up a host's addresses. *net.Resolver satisfies it. The
 // context of a lookup is cancelled when the lookup has taken 15 s (a
-// bound of its own, apart from Config.Timeout) or the fetcher closes; it has no deadline, and a worker passes the same one
-// to its next lookups, so a resolver stops what it started for a lookup
-// before it returns.
+// bound of its own, apart from Config.Timeout) or the fetcher closes; it
+// has no deadline, and a worker passes the same one to its next lookups,
+// so a resolver stops what it started for a lookup before it returns.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }

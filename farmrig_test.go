@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -191,4 +192,25 @@ func drain(t *testing.T, f *polite.Fetcher) []*polite.Result {
 		}
 		out = append(out, res)
 	}
+}
+
+// gateResolver holds each lookup of a name (every name when hold is
+// empty) until open is closed or the lookup's context ends. A lookup held
+// is a job in flight, so the fetcher is not idle and a fake clock moves
+// only as the farm or the test moves it.
+type gateResolver struct {
+	polite.Resolver
+	hold string
+	open chan struct{}
+}
+
+func (g *gateResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if g.hold == "" || host == g.hold {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.Resolver.LookupNetIP(ctx, network, host)
 }

@@ -424,10 +424,8 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 		}
 	}
 	given := strings.ToLower(u.Hostname())
-	if a, ok := netguard.LiteralAddr(given); ok {
-		if err := netguard.CheckAddress(a, allowPrivate); err != nil {
-			return "", "", fmt.Errorf("polite: %s: %w", raw, schedule.Nested(err))
-		}
+	if err := refuseLiteral(raw, given, allowPrivate); err != nil {
+		return "", "", err
 	}
 	if target, err = normalise(raw); err != nil {
 		return "", "", err
@@ -442,12 +440,24 @@ func checkURL(raw string, allowPrivate bool) (target, name string, err error) {
 	name = n.Hostname()
 	if name != given {
 		// A spelling that becomes an address only once normalised
-		// ("10.0.0.1.", fullwidth digits) is judged as that address.
-		if a, ok := netguard.LiteralAddr(name); ok {
-			if err := netguard.CheckAddress(a, allowPrivate); err != nil {
-				return "", "", fmt.Errorf("polite: %s: %w", raw, schedule.Nested(err))
-			}
+		// ("10.0.0.1.", fullwidth digits, "0xa.1") is judged as that address.
+		if err := refuseLiteral(raw, name, allowPrivate); err != nil {
+			return "", "", err
 		}
 	}
 	return target, name, nil
+}
+
+// refuseLiteral is the error, naming raw, for a host that is written as
+// an address the guard refuses (R10.1); nil for a name or an address it
+// allows.
+func refuseLiteral(raw, host string, allowPrivate bool) error {
+	a, ok := netguard.LiteralAddr(host)
+	if !ok {
+		return nil
+	}
+	if err := netguard.CheckAddress(a, allowPrivate); err != nil {
+		return fmt.Errorf("polite: %s: %w", raw, schedule.Nested(err))
+	}
+	return nil
 }

@@ -130,14 +130,13 @@ func (s *Scheduler) completed(c *Completion) {
 	}
 	rest := pacing.RestAfter(pacing.Policy{Floor: b.floor, Factor: s.cfg.Pacing.Factor}, o)
 	b.nextAt = c.End.Add(rest.Wait)
-	c.SharedRest = rest.Wait
 	if b.parkedUntil.After(b.nextAt) {
-		c.SharedRest = b.parkedUntil.Sub(c.End) // every process waits the park out
-		// The Result and the event say the wait the server asked, not
-		// the horizon that bounds the budget's own rest: no request goes
-		// to the address before the park ends.
-		rest.Wait = c.SharedRest
+		// No request goes to the address before the park ends: that is
+		// the wait every process, the Result and the event are told, not
+		// the horizon that bounds the budget's own rest.
+		rest.Wait = b.parkedUntil.Sub(c.End)
 	}
+	c.SharedRest = rest.Wait
 
 	s.observe(c, b, rest)
 	switch {
