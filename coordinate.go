@@ -37,7 +37,8 @@ type sharedState struct {
 // granted Turn, or the completion to report in place of the request.
 func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 	t, b := j.Task(), j.Budget()
-	ask := Ask{Addr: b.Addr(), Host: t.Host(), Lease: f.set.timeout + leaseMargin, LeaseRest: leaseRest(j, f.set.maxBackoff), Floor: j.Floor()}
+	ask := Ask{Addr: b.Addr(), Host: t.Host(), Lease: f.set.timeout + leaseMargin, LeaseRest: leaseRest(j, f.set.maxBackoff), Floor: j.Floor(),
+		More: !b.Conn().Drained, Wake: func() { f.sched.Wake(b) }}
 	if t.RobotsElsewhere() {
 		ask.Origin = t.Origin()
 	}

@@ -52,6 +52,15 @@ type Ask struct {
 	// (R2.1): while another holds it, it cannot be free again sooner, so
 	// the caller is told to wait that long, not to the lease's end.
 	Floor time.Duration
+	// More says this process has more requests queued at the address
+	// behind this one. A Coordinator that lets a process own an address
+	// while it has work there keeps it through the rest when More, and
+	// gives it up with the rest when not.
+	More bool
+	// Wake, after a Turn not granted, may be called once, from any
+	// goroutine, when the address may be asked again before the Turn's
+	// Wait ends: the process that had it gave it up. The rest still holds.
+	Wake func()
 }
 
 // Turn is a Coordinator's answer to an Ask.

@@ -1,66 +1,75 @@
 package redisshare_test
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/redistest"
 	"github.com/politecrawler/polite/politetest"
+	"github.com/redis/go-redis/v9"
 )
 
 // BenchmarkShared crawls 2,000 hosts answering in 200 ms from a farm
-// process, with the default Config: "processes=4" is four fetcher
-// processes sharing one redis-server, each given the same four pages of
-// every host; "alone" is one process without Shared given all sixteen
-// pages of every host, the same requests to the same servers. It reports
-// the farm's requests/s against the limit R2 allows over its visits
-// (efficiency), how much later than its rest allowed a request began
-// (late, median and 90th percentile), Redis calls per request, and CPU
-// per request of the fetcher processes (not of redis-server). With two
-// pages each, the start (every host's robots.txt at once, then the first
-// pages) weighed more: 0.96 efficiency, the first page after robots.txt
-// 650 ms late at the median.
+// process, with the default Config. "processes=4/pages=10" is four
+// fetcher processes sharing one redis-server, each given the same ten
+// pages of every host (41 requests a host with its robots.txt);
+// "processes=4/pages=1", one page each; "alone", one process without
+// Shared given all forty pages of every host, the same requests to the
+// same servers. It reports the farm's requests/s against the limit R2
+// allows over its visits (efficiency), how much later than its rest
+// allowed a request began (late, median and 90th percentile), and per
+// request: the round trips to Redis (calls: a pipeline is one), the
+// commands Redis ran (its own INFO commandstats), the CPU redis-server
+// used (INFO cpu), and that of the fetcher processes. shard_requests/s is
+// what one redis-server could coordinate at that CPU a request.
 //
 //	go test -run '^$' -bench Shared -benchtime 1x ./redisshare
 func BenchmarkShared(b *testing.B) {
-	const hosts, pages, procs = 2000, 4, 4
+	const hosts, procs = 2000, 4
 	latency := 200 * time.Millisecond
-	b.Run("processes=4", func(b *testing.B) {
-		for range b.N {
-			srv := redistest.Start(b)
-			fc := startFarm(b, hosts, latency)
-			var urls []string
-			for p := range pages {
-				urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
+	for _, pages := range []int{10, 1} {
+		b.Run(fmt.Sprintf("processes=%d/pages=%d", procs, pages), func(b *testing.B) {
+			for range b.N {
+				srv := redistest.Start(b)
+				fc := startFarm(b, hosts, latency)
+				var urls []string
+				for p := range pages {
+					urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
+				}
+				before := redisInfo(b, srv)
+				var ps []*fetcherChild
+				for range procs {
+					ps = append(ps, startFetcher(b, srv.Addr(), fc, urls, 0))
+				}
+				reportRun(b, fc, ps, srv, before)
 			}
-			var ps []*fetcherChild
-			for range procs {
-				ps = append(ps, startFetcher(b, srv.Addr(), fc, urls, 0))
-			}
-			reportRun(b, fc, ps)
-		}
-	})
+		})
+	}
 	b.Run("alone", func(b *testing.B) {
 		for range b.N {
 			fc := startFarm(b, hosts, latency)
 			var urls []string
-			for p := range pages * procs {
+			for p := range 10 * procs {
 				urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
 			}
-			reportRun(b, fc, []*fetcherChild{startFetcher(b, "", fc, urls, 0, aloneEnv+"=1")})
+			reportRun(b, fc, []*fetcherChild{startFetcher(b, "", fc, urls, 0, aloneEnv+"=1")}, nil, redisStats{})
 		}
 	})
 }
 
-// reportRun waits for the fetcher processes and reports what the farm saw.
-func reportRun(b *testing.B, fc *farmChild, ps []*fetcherChild) {
+// reportRun waits for the fetcher processes and reports what the farm
+// saw, and what Redis did (srv nil: no Redis).
+func reportRun(b *testing.B, fc *farmChild, ps []*fetcherChild, srv *redistest.Server, before redisStats) {
 	var cpu time.Duration
-	var calls int64
-	var requests, withheld, failed int
+	var calls, commands int64
+	var withheld, failed int
 	for _, p := range ps {
 		for _, o := range p.wait(b) {
 			if o.Err != "" {
@@ -69,27 +78,68 @@ func reportRun(b *testing.B, fc *farmChild, ps []*fetcherChild) {
 		}
 		cpu += p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
 		calls += p.final.Calls
-		requests += p.final.Requests
+		commands += p.final.Commands
 		withheld += p.final.Withheld
 	}
 	vs := fc.visits(b)
+	requests := float64(len(vs))
 	rep := politetest.ReportOn(vs, func(prev politetest.Visit) time.Duration { return restAfter(prev.End.Sub(prev.Start)) })
 	rate, limit := rates(vs)
 	b.ReportMetric(rate/limit, "efficiency")
 	b.ReportMetric(rate, "requests/s")
-	b.ReportMetric(float64(len(vs)), "requests")
+	b.ReportMetric(requests, "requests")
 	b.ReportMetric(float64(rep.Overlaps), "overlaps")
 	b.ReportMetric(float64(len(rep.ShortGaps)), "short_gaps")
 	b.ReportMetric(float64(failed), "errors")
-	b.ReportMetric(float64(calls)/float64(requests), "redis_calls/request")
-	// Of those: a Take and a Rest per request, a Take per one withheld,
-	// and the rest records (host, robots.txt) and the watch.
-	b.ReportMetric(float64(withheld)/float64(requests), "withheld/request")
-	b.ReportMetric(float64(calls-2*int64(requests)-int64(withheld))/float64(requests), "other_calls/request")
-	b.ReportMetric(float64(cpu.Microseconds())/float64(requests), "cpu_µs/request")
+	b.ReportMetric(float64(withheld)/requests, "withheld/request")
+	b.ReportMetric(float64(cpu.Microseconds())/requests, "cpu_µs/request")
+	if srv != nil {
+		after := redisInfo(b, srv)
+		redisCPU := float64((after.cpu - before.cpu).Microseconds()) / requests
+		b.ReportMetric(float64(calls)/requests, "redis_calls/request")
+		b.ReportMetric(float64(commands)/requests, "commands_sent/request")
+		b.ReportMetric(float64(after.commands-before.commands)/requests, "redis_cmdstat/request")
+		b.ReportMetric(redisCPU, "redis_cpu_µs/request")
+		b.ReportMetric(1e6/redisCPU, "shard_requests/s")
+	}
 	late := lateness(vs)
 	b.ReportMetric(float64(late[len(late)/2].Milliseconds()), "late_p50_ms")
 	b.ReportMetric(float64(late[len(late)*9/10].Milliseconds()), "late_p90_ms")
+}
+
+// redisStats is what redis-server says of its work so far.
+type redisStats struct {
+	cpu      time.Duration // used_cpu_user + used_cpu_sys (INFO cpu)
+	commands int64         // the calls of every command (INFO commandstats)
+}
+
+// redisInfo reads INFO cpu and INFO commandstats.
+func redisInfo(b *testing.B, srv *redistest.Server) redisStats {
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	info, err := rdb.Info(ctx, "cpu", "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var st redisStats
+	for _, line := range strings.Split(info, "\r\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch {
+		case k == "used_cpu_user" || k == "used_cpu_sys":
+			secs, _ := strconv.ParseFloat(v, 64)
+			st.cpu += time.Duration(secs * float64(time.Second))
+		case strings.HasPrefix(k, "cmdstat_"):
+			// calls=N,usec=...; the INFO itself is not the crawl's.
+			if k == "cmdstat_info" {
+				continue
+			}
+			calls, _, _ := strings.Cut(strings.TrimPrefix(v, "calls="), ",")
+			n, _ := strconv.ParseInt(calls, 10, 64)
+			st.commands += n
+		}
+	}
+	return st
 }
 
 // lateness is, for each request after the first at its address, how much

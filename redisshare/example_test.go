@@ -17,7 +17,10 @@ import (
 func ExampleNew() {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer rdb.Close()
-	shared := redisshare.New(rdb, redisshare.Options{})
+	shared, err := redisshare.New(rdb, redisshare.Options{})
+	if err != nil {
+		log.Fatal(err) // unreachable, or a Redis that may evict keys
+	}
 	defer shared.Close()
 	f, err := polite.New(polite.Config{
 		Name:    "acme-indexer",

@@ -1,6 +1,7 @@
 package redisshare_test
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/redistest"
 	"github.com/politecrawler/polite/politetest"
+	"github.com/politecrawler/polite/redisshare"
 )
 
 // Faults across processes: a process killed mid-request, Redis stopped,
@@ -66,8 +68,8 @@ func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Serve
 	srv := redistest.Start(t)
 	fc := startFarm(t, hosts, 500*time.Millisecond)
 	urls := append(urlsOf(fc, hosts, "/page"), urlsOf(fc, hosts, "/page2")...)
-	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout)
-	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout)
+	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=a@farm.test")
+	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=b@farm.test")
 	fc.awaitSeen(t, hosts+hosts/2)
 	fault(srv, fc)
 	answered(t, a.wait(t), urls)
@@ -76,6 +78,11 @@ func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Serve
 	report(t, vs)
 	if !lostCopies {
 		robotsOnce(t, vs, hosts)
+	}
+	if t.Failed() {
+		for _, v := range vs {
+			t.Logf("%s %s %s %s", v.Start.Format("05.000"), fromOf(v), v.Host, v.Path)
+		}
 	}
 	return vs, []*fetcherChild{a, b}
 }
@@ -172,4 +179,112 @@ func TestParkShared(t *testing.T) {
 	if strings.Join(paths, " ") != politetest.RobotsPath+" "+busyPath {
 		t.Errorf("the parked host saw %v, want its robots.txt and the request answered 503", paths)
 	}
+}
+
+// fromOf is the process a visit came from: its From header (nameEnv).
+func fromOf(v politetest.Visit) string { return v.Header.Get("From") }
+
+// A process paused (SIGSTOP) for longer than its leases, then let go on
+// (SIGCONT), finds on its own clock that its leases ran out and sends
+// nothing before it claims again: the farm sees no overlap and no short
+// gap, though the other process took the addresses meanwhile. (Take the
+// lease check out of Take and the paused process sends at once, into the
+// other's rests.)
+func TestPausedPastItsLease(t *testing.T) {
+	const hosts = 20
+	srv := redistest.Start(t)
+	fc := startFarm(t, hosts, 200*time.Millisecond)
+	var urls []string
+	for p := range 8 {
+		urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
+	}
+	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=a@farm.test")
+	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=b@farm.test")
+	fc.awaitSeen(t, 2*hosts)
+	a.cmd.Process.Signal(syscall.SIGSTOP)
+	paused := time.Now()
+	// Its leases last 2 × (Timeout + 5 s) = 14 s; the pause, longer.
+	time.Sleep(20 * time.Second) // the fault itself, not a rule's wait
+	resumed := time.Now()
+	a.cmd.Process.Signal(syscall.SIGCONT)
+	answered(t, a.wait(t), urls)
+	answered(t, b.wait(t), urls)
+	vs := fc.visits(t)
+	report(t, vs)
+	var bMeanwhile, aAfter int
+	for _, v := range vs {
+		switch {
+		case fromOf(v) == "b@farm.test" && v.Start.After(paused.Add(15*time.Second)) && v.Start.Before(resumed):
+			bMeanwhile++
+		case fromOf(v) == "a@farm.test" && v.Start.After(resumed):
+			aAfter++
+		}
+	}
+	if bMeanwhile == 0 || aAfter == 0 {
+		t.Errorf("the other process sent %d requests once the paused one's leases ended, the paused one %d after: want both some", bMeanwhile, aAfter)
+	}
+}
+
+// A Redis that hangs (SIGSTOP, its connections open and unanswered) for
+// 20 s: within Silence no process sends anything more, and after it
+// answers again every URL is answered with no overlap and no short gap.
+func TestRedisHangsTwentySeconds(t *testing.T) {
+	var hung, back time.Time
+	vs, _ := twoProcesses(t, false, func(srv *redistest.Server, fc *farmChild) {
+		srv.Pause()
+		hung = time.Now()
+		time.Sleep(20 * time.Second) // the fault itself, not a rule's wait
+		back = time.Now()
+		srv.Resume()
+	})
+	// An owner asks nothing of Redis while its server answered within
+	// Silence, and a request granted then may still begin.
+	quiet := hung.Add(redisshare.Silence + 500*time.Millisecond)
+	n := 0
+	for _, v := range vs {
+		if v.Start.After(quiet) && v.Start.Before(back) {
+			t.Errorf("%s %s began %v into Redis's hang: nothing may be sent while it does not answer",
+				v.Host, v.Path, v.Start.Sub(hung))
+		}
+		if v.Start.After(back) {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no request after Redis answered again")
+	}
+}
+
+// No process starves: one with a long queue at an address gives it up
+// within the hold once another waits for it, though its own queue is not
+// done. (Without the hold, the waiter's one page comes after all 30 of
+// the owner's, 90 s and more.)
+func TestOwnerGivesUpWithinTheHold(t *testing.T) {
+	const hold = 10 * time.Second
+	srv := redistest.Start(t)
+	fc := startFarm(t, 1, 0)
+	var long []string
+	for p := range 30 {
+		long = append(long, fc.url(0, fmt.Sprintf("/page%d", p)))
+	}
+	owner := startFetcher(t, srv.Addr(), fc, long, faultTimeout, holdEnv+"="+hold.String())
+	fc.awaitSeen(t, 3) // robots.txt and two pages: the owner holds the address
+	asked := time.Now()
+	waiter := startFetcher(t, srv.Addr(), fc, []string{fc.url(0, "/wanted")}, faultTimeout, holdEnv+"="+hold.String())
+	answered(t, waiter.wait(t), []string{fc.url(0, "/wanted")})
+	owner.cmd.Process.Kill()
+	vs := fc.visits(t)
+	report(t, vs)
+	for _, v := range vs {
+		if v.Path != "/wanted" {
+			continue
+		}
+		// The hold, counted from the owner's claim, then the rest after
+		// its last request, and a second for the processes to hear.
+		if wait := v.Start.Sub(asked); wait > hold+polite.MinRest+time.Second {
+			t.Errorf("the waiting process's page came %v after it asked, want within the hold (%v) and a rest", wait, hold)
+		}
+		return
+	}
+	t.Error("the waiting process's page never reached the farm")
 }

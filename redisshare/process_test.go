@@ -37,7 +37,10 @@ const (
 	urlsEnv    = "REDISSHARE_TEST_URLS"
 	timeoutEnv = "REDISSHARE_TEST_TIMEOUT"
 	latencyEnv = "REDISSHARE_TEST_LATENCY"
-	aloneEnv   = "REDISSHARE_TEST_ALONE" // set: no Config.Shared, the process alone
+	aloneEnv   = "REDISSHARE_TEST_ALONE"   // set: no Config.Shared, the process alone
+	clusterEnv = "REDISSHARE_TEST_CLUSTER" // set: redisEnv is a Cluster's masters, comma-separated
+	holdEnv    = "REDISSHARE_TEST_HOLD"    // Options.Hold
+	nameEnv    = "REDISSHARE_TEST_NAME"    // the process's Config.Contact: its From header, kept by the farm
 )
 
 // Paths every farm host scripts besides its default pages.
@@ -93,7 +96,8 @@ func TestFarmChild(t *testing.T) {
 		case "visits":
 			vs := fm.Audit().Visits()
 			for i := range vs {
-				vs[i].Header = nil
+				// Only From: which fetcher process sent the request.
+				vs[i].Header = http.Header{"From": vs[i].Header["From"]}
 			}
 			if err := out.Encode(vs); err != nil {
 				fail(err)
@@ -198,6 +202,7 @@ type outcome struct {
 	Calls    int64
 	Requests int
 	Withheld int // Takes not granted: the address was another's, or resting
+	Commands int64
 	// SharedErrors counts its calls to Redis that failed (Stats).
 	SharedErrors int64
 }
@@ -224,12 +229,19 @@ func TestFetcherChild(t *testing.T) {
 	}
 	timeout, _ := time.ParseDuration(os.Getenv(timeoutEnv))
 	redis.SetLogger(quiet{}) // the outages the tests make are the point
-	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(redisEnv)})
-	sh := redisshare.New(rdb, redisshare.Options{})
-	cfg := polite.Config{Shared: sh, Resolver: politetest.NewResolver(names),
-		AllowPrivateNetworks: true, Timeout: timeout}
-	if os.Getenv(aloneEnv) != "" {
-		cfg.Shared = nil
+	var rdb redis.UniversalClient = redis.NewClient(&redis.Options{Addr: os.Getenv(redisEnv)})
+	if os.Getenv(clusterEnv) != "" {
+		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(os.Getenv(redisEnv), ",")})
+	}
+	hold, _ := time.ParseDuration(os.Getenv(holdEnv))
+	var sh *redisshare.Shared
+	cfg := polite.Config{Resolver: politetest.NewResolver(names),
+		AllowPrivateNetworks: true, Timeout: timeout, Contact: os.Getenv(nameEnv)}
+	if os.Getenv(aloneEnv) == "" {
+		if sh, err = redisshare.New(rdb, redisshare.Options{Hold: hold}); err != nil {
+			fail(err)
+		}
+		cfg.Shared = sh
 	}
 	f, err := polite.New(cfg)
 	if err != nil {
@@ -257,9 +269,12 @@ func TestFetcherChild(t *testing.T) {
 		fail(err)
 	}
 	f.Close()
-	sh.Close()
-	out.Encode(outcome{Final: true, Calls: sh.Calls(), Requests: st.Requests, Withheld: st.Withheld,
-		SharedErrors: st.SharedErrors})
+	final := outcome{Final: true, Requests: st.Requests, Withheld: st.Withheld, SharedErrors: st.SharedErrors}
+	if sh != nil {
+		sh.Close()
+		final.Calls, final.Commands = sh.Calls(), sh.Commands()
+	}
+	out.Encode(final)
 }
 
 // fetcherChild is the parent's handle on a fetcher process.

@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
+	"github.com/redis/go-redis/v9"
 )
 
 // The records every process reads: robots.txt copies (polite.RobotsStore,
-// R5.3), and host records and refusals (polite.HostStore, R3.3-4). A
-// host record's cool-off is also what takeScript reads to tell a process
-// that the host was stopped by another.
+// R5.3), and host records and refusals (polite.HostStore, R3.3-4). Each
+// is one key, and goes through the lane of the server that holds it. A
+// stop is also written on the address its host was asked on, which a
+// claim reads, and told on the channel of stops, which every Shared
+// hears: the processes that have the host queued stop it too (R3).
 
 // storeTimeout bounds one record call: the Store methods take no context.
 const storeTimeout = 5 * time.Second
@@ -53,10 +56,7 @@ func (s *Shared) LoadRobots(origin string) (polite.StoredRobots, bool, error) {
 	if err := s.checkKey("load robots.txt", origin); err != nil {
 		return polite.StoredRobots{}, false, err
 	}
-	ctx, cancel := s.recordCtx()
-	defer cancel()
-	s.calls.Add(1)
-	v, err := s.rdb.HMGet(ctx, s.robotsKey(origin), "status", "header", "body", "fetched").Result()
+	v, err := s.hmget(s.robotsKey(origin), "status", "header", "body", "fetched")
 	if err != nil {
 		return polite.StoredRobots{}, false, storeErr("load robots.txt", err)
 	}
@@ -90,9 +90,12 @@ func (s *Shared) SaveRobots(r polite.StoredRobots) error {
 	}
 	ctx, cancel := s.recordCtx()
 	defer cancel()
-	s.calls.Add(1)
-	err = saveRobotsScript.Run(ctx, s.rdb, []string{s.robotsKey(r.Origin)},
-		r.Status, header, r.Body, r.Fetched.UnixNano(), polite.RobotsStaleLimit.Milliseconds()).Err()
+	key := s.robotsKey(r.Origin)
+	err = s.laneOf(key).do(ctx, &call{script: saveRobotsScript, keys: []string{key},
+		args: []any{r.Status, header, r.Body, r.Fetched.UnixNano(), polite.RobotsStaleLimit.Milliseconds()}})
+	if err == nil {
+		err = s.markRobots(ctx, r.Origin)
+	}
 	return storeErr("save robots.txt", err)
 }
 
@@ -114,25 +117,47 @@ func (s *Shared) AddRefusal(r polite.RefusalRecord) error {
 	if err != nil {
 		return storeErr("add refusal", err)
 	}
-	return s.record("add refusal", func(ctx context.Context) error {
-		return s.rdb.RPush(ctx, s.refusalsKey(), b).Err()
+	return s.record("add refusal", s.refusalsKey(), func(ctx context.Context, p redis.Pipeliner) redis.Cmder {
+		return p.RPush(ctx, s.refusalsKey(), b)
 	})
 }
 
-// record writes a stop's part; one that fails is kept and sent again by
-// the watch until Redis takes it, and the error says so.
-func (s *Shared) record(what string, write func(context.Context) error) error {
+// record writes a stop's part, a command on key; one that fails is kept
+// and sent again every beat until Redis takes it, and the error says so.
+func (s *Shared) record(what, key string, write func(context.Context, redis.Pipeliner) redis.Cmder) error {
 	ctx, cancel := s.recordCtx()
 	defer cancel()
-	s.calls.Add(1)
-	err := write(ctx)
+	l := s.laneOf(key)
+	err := l.do(ctx, s.recordCall(l, write))
 	if err == nil {
 		return nil
 	}
-	s.mu.Lock()
-	s.owedRecords = append(s.owedRecords, write)
-	s.mu.Unlock()
 	return storeErr(what+" (sent again once Redis answers)", err)
+}
+
+// recordCall is a stop's part that, if it fails, is owed to l: queued
+// again at its next beats until it is taken.
+func (s *Shared) recordCall(l *lane, write func(context.Context, redis.Pipeliner) redis.Cmder) *call {
+	c := &call{queue: write}
+	c.apply = func(cmd redis.Cmder, _ time.Time) {
+		if err := cmd.Err(); err != nil && !isReply(err) {
+			s.mu.Lock()
+			l.owedRecords = append(l.owedRecords, write)
+			s.mu.Unlock()
+		}
+	}
+	return c
+}
+
+// hmget reads fields of the hash key, through its lane.
+func (s *Shared) hmget(key string, fields ...string) ([]any, error) {
+	ctx, cancel := s.recordCtx()
+	defer cancel()
+	c := &call{queue: func(ctx context.Context, p redis.Pipeliner) redis.Cmder { return p.HMGet(ctx, key, fields...) }}
+	if err := s.laneOf(key).do(ctx, c); err != nil {
+		return nil, err
+	}
+	return c.cmd.(*redis.SliceCmd).Val(), nil
 }
 
 // Refusals returns every refusal record, in the order added
@@ -143,11 +168,12 @@ func (s *Shared) Refusals() ([]polite.RefusalRecord, error) {
 	}
 	ctx, cancel := s.recordCtx()
 	defer cancel()
-	s.calls.Add(1)
-	vs, err := s.rdb.LRange(ctx, s.refusalsKey(), 0, -1).Result()
-	if err != nil {
+	key := s.refusalsKey()
+	c := &call{queue: func(ctx context.Context, p redis.Pipeliner) redis.Cmder { return p.LRange(ctx, key, 0, -1) }}
+	if err := s.laneOf(key).do(ctx, c); err != nil {
 		return nil, storeErr("refusals", err)
 	}
+	vs := c.cmd.(*redis.StringSliceCmd).Val()
 	var out []polite.RefusalRecord
 	for _, v := range vs {
 		var r refusal
@@ -165,10 +191,7 @@ func (s *Shared) LoadHost(host string) (polite.HostRecord, bool, error) {
 	if err := s.checkKey("load host", host); err != nil {
 		return polite.HostRecord{}, false, err
 	}
-	ctx, cancel := s.recordCtx()
-	defer cancel()
-	s.calls.Add(1)
-	v, err := s.rdb.HMGet(ctx, s.hostKey(host), "stops", "untilns", "reason").Result()
+	v, err := s.hmget(s.hostKey(host), "stops", "untilns", "reason")
 	if err != nil {
 		return polite.HostRecord{}, false, storeErr("load host", err)
 	}
@@ -188,12 +211,12 @@ func (s *Shared) LoadHost(host string) (polite.HostRecord, bool, error) {
 	return h, true, nil
 }
 
-// SaveHost replaces the record of h.Host (polite.HostStore). Its
-// cool-off, in milliseconds as "until", is what stops the host for every
-// process sharing the server before its next request (takeScript). A
-// save that fails is sent again until Redis takes it. (The count of
-// stops is read, then written: two processes stopping one host at once
-// may count one stop.)
+// SaveHost replaces the record of h.Host (polite.HostStore). A cool-off
+// not yet over is a stop: it is also written on the address the host was
+// asked on, which a claim of it reads, and told to every Shared on the
+// channel of stops (R3). A save that fails is sent again until Redis
+// takes it. (The count of stops is read, then written: two processes
+// stopping one host at once may count one stop.)
 func (s *Shared) SaveHost(h polite.HostRecord) error {
 	if err := s.checkKey("save host", h.Host); err != nil {
 		return err
@@ -202,9 +225,30 @@ func (s *Shared) SaveHost(h polite.HostRecord) error {
 	if !h.CoolOffUntil.IsZero() {
 		ns, ms = h.CoolOffUntil.UnixNano(), h.CoolOffUntil.UnixMilli()
 	}
-	return s.record("save host", func(ctx context.Context) error {
-		return s.rdb.HSet(ctx, s.hostKey(h.Host), "stops", h.Stops, "untilns", ns, "until", ms, "reason", h.LastReason).Err()
+	err := s.record("save host", s.hostKey(h.Host), func(ctx context.Context, p redis.Pipeliner) redis.Cmder {
+		return p.HSet(ctx, s.hostKey(h.Host), "stops", h.Stops, "untilns", ns, "until", ms, "reason", h.LastReason)
 	})
+	if !h.CoolOffUntil.After(time.Now()) {
+		return err
+	}
+	reason := h.LastReason
+	if reason == "" {
+		reason = "stopped"
+	}
+	s.mu.Lock()
+	a, asked := s.hostAddr[h.Host]
+	s.mu.Unlock()
+	if asked {
+		key := s.stopsKey(a)
+		left := time.Until(h.CoolOffUntil)
+		err = errors.Join(err, s.record("save host", key, func(ctx context.Context, p redis.Pipeliner) redis.Cmder {
+			p.HSet(ctx, key, h.Host, strconv.FormatInt(ms, 10)+"|"+reason)
+			return p.PExpire(ctx, key, left)
+		}))
+	}
+	return errors.Join(err, s.record("save host", s.stopsChannel(), func(ctx context.Context, p redis.Pipeliner) redis.Cmder {
+		return p.Publish(ctx, s.stopsChannel(), s.me+" "+strconv.FormatInt(ms, 10)+" "+h.Host+" "+reason)
+	}))
 }
 
 // str is a reply value as a string; "" for nil.

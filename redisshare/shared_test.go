@@ -20,7 +20,10 @@ import (
 func sharedFetcher(t *testing.T, srv *redistest.Server, farm *politetest.Farm) (*polite.Fetcher, *redisshare.Shared) {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	sh := redisshare.New(rdb, redisshare.Options{})
+	sh, err := redisshare.New(rdb, redisshare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := polite.New(polite.Config{Shared: sh, Resolver: farm.Resolver(), AllowPrivateNetworks: true})
 	if err != nil {
 		t.Fatal(err)

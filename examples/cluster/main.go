@@ -4,10 +4,12 @@
 // same URLs, each a polite.Fetcher whose Config.Shared is a
 // redisshare.Shared on that Redis. Then it prints what the hosts saw:
 // over the three processes, one request at a time per address, the 3 s
-// rest between any two, and each robots.txt asked once.
+// rest between any two, and each robots.txt asked once; and what it cost
+// in calls to Redis: each process owns an address while it has work
+// there, so the calls are a few an address, not one a request.
 //
 //	go run ./examples/cluster
-//	go run ./examples/cluster -redis 127.0.0.1:6379 -hosts 50
+//	go run ./examples/cluster -redis 127.0.0.1:6379 -hosts 50 -pages 10
 //
 // It runs redis-server from PATH (Debian: apt-get install redis-server)
 // in a temp dir unless -redis is given, needs no internet, and takes
@@ -52,8 +54,9 @@ func main() {
 	redisAddr := flag.String("redis", "", "the Redis server's host:port; empty: start redis-server for the run")
 	hosts := flag.Int("hosts", 20, "how many farm hosts")
 	fetchers := flag.Int("fetchers", 3, "how many fetcher processes")
+	pages := flag.Int("pages", 1, "how many pages of each host every fetcher is given")
 	flag.Parse()
-	if err := run(os.Stdout, *redisAddr, *hosts, *fetchers); err != nil {
+	if err := run(os.Stdout, *redisAddr, *hosts, *fetchers, *pages); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
@@ -84,7 +87,7 @@ type hello struct {
 }
 
 // run is the cluster: Redis, the farm, the fetchers, and the audit.
-func run(w io.Writer, redisAddr string, hosts, fetchers int) error {
+func run(w io.Writer, redisAddr string, hosts, fetchers, pages int) error {
 	if redisAddr == "" {
 		addr, stop, err := startRedis()
 		if err != nil {
@@ -109,8 +112,10 @@ func run(w io.Writer, redisAddr string, hosts, fetchers int) error {
 		return fmt.Errorf("farm: %w", err)
 	}
 	var urls []string
-	for _, name := range h.Names {
-		urls = append(urls, fmt.Sprintf("http://%s:%d/page", name, h.Port))
+	for p := range pages {
+		for _, name := range h.Names {
+			urls = append(urls, fmt.Sprintf("http://%s:%d/page%d", name, h.Port, p))
+		}
 	}
 	fmt.Fprintf(w, "redis %s; %d hosts; %d fetcher processes, each given the same %d URLs\n", redisAddr, hosts, fetchers, len(urls))
 	start := time.Now()
@@ -132,9 +137,15 @@ func run(w io.Writer, redisAddr string, hosts, fetchers int) error {
 		in.Close()
 	}
 	var errs []error
+	var calls, commands int64
 	for i, p := range procs {
 		errs = append(errs, p.Wait())
-		w.Write(outs[i].Bytes())
+		// Its last line is its count of calls to Redis, for the audit.
+		report, last, _ := strings.Cut(outs[i].String(), costLine)
+		var c, n int64
+		fmt.Sscan(last, &c, &n)
+		calls, commands = calls+c, commands+n
+		io.WriteString(w, report)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("fetcher: %w", err)
@@ -145,8 +156,14 @@ func run(w io.Writer, redisAddr string, hosts, fetchers int) error {
 		return fmt.Errorf("farm: %w", err)
 	}
 	audit(w, visits, time.Since(start))
+	fmt.Fprintf(w, "  %d calls to Redis (round trips), %d commands: %.3f calls and %.3f commands a request\n",
+		calls, commands, float64(calls)/float64(len(visits)), float64(commands)/float64(len(visits)))
 	return nil
 }
+
+// costLine begins a fetcher's last line: its calls to Redis and the
+// commands they carried.
+const costLine = "cost "
 
 // audit prints what the hosts saw, over every fetcher process.
 func audit(w io.Writer, visits []politetest.Visit, took time.Duration) {
@@ -268,7 +285,10 @@ func fetch(redisAddr string, in io.Reader, out io.Writer) error {
 	rdb := redis.NewClient(&redis.Options{Addr: redisAddr})
 	defer rdb.Close()
 	// Keys of their own, apart from a real crawl's on the same server.
-	shared := redisshare.New(rdb, redisshare.Options{Prefix: "polite-cluster:"})
+	shared, err := redisshare.New(rdb, redisshare.Options{Prefix: "polite-cluster:"})
+	if err != nil {
+		return err
+	}
 	defer shared.Close()
 	f, err := polite.New(polite.Config{
 		Shared:               shared,                        // the rules, kept with the other processes
@@ -300,7 +320,10 @@ func fetch(redisAddr string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "fetcher %d: %d pages, %d failed; %d requests of its own, %d withheld (another process had the address, or it rested); %d Redis calls\n",
-		os.Getpid(), ok, failed, st.Requests, st.Withheld, shared.Calls())
+	f.Close()
+	shared.Close() // gives up what it owns: counted too
+	fmt.Fprintf(out, "fetcher %d: %d pages, %d failed; %d requests of its own, %d withheld (another process had the address, or it rested)\n",
+		os.Getpid(), ok, failed, st.Requests, st.Withheld)
+	fmt.Fprintf(out, "%s%d %d\n", costLine, shared.Calls(), shared.Commands())
 	return nil
 }

@@ -29,10 +29,10 @@ func TestCluster(t *testing.T) {
 		t.Skip("redis-server not found")
 	}
 	var out strings.Builder
-	if err := run(&out, "", 5, 2); err != nil {
+	if err := run(&out, "", 5, 2, 1); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"15 requests to 5 addresses", "0 overlaps", "0 gaps shorter than 3s", "robots.txt asked once at 5 of 5 hosts"} {
+	for _, want := range []string{"15 requests to 5 addresses", "0 overlaps", "0 gaps shorter than 3s", "robots.txt asked once at 5 of 5 hosts", "calls to Redis"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -134,3 +134,15 @@ func (s *Server) Pid() int {
 	}
 	return s.cmd.Process.Pid
 }
+
+// Pause stops the server's process (SIGSTOP): it hangs, its connections
+// open and unanswered, until Resume.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server go on (SIGCONT).
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Crash ends the server with SIGKILL and keeps its data: its append-only
+// file, written at every command, has everything it answered, and the
+// next Restart has it again.
+func (s *Server) Crash() { s.end(syscall.SIGKILL) }

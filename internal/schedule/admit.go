@@ -233,7 +233,7 @@ func (s *Scheduler) next(now time.Time) (Job, bool) {
 				continue
 			}
 		}
-		b.busy = true
+		b.busy, b.coordWait = true, false
 		// Read by the worker. A robots.txt request has its origin's held
 		// pages behind it, to follow after its rest.
 		b.conn.Drained = b.pending() == 0 && (t.robots == nil || len(t.robots.waiting) == 0)

@@ -23,6 +23,11 @@ type Budget struct {
 	// the largest of its hosts', once robots.txt is read.
 	crawlDelay time.Duration
 	lastEnd    time.Time // when its last response ended
+	// coordWait: nextAt was raised to a shared coordinator's wait
+	// (shared.go); ownRest is what it was before, to go back to when
+	// the coordinator says the address is free sooner (Wake).
+	coordWait bool
+	ownRest   time.Time
 	// floor is the floor of its rest (R2.1): 1 s when every host on the
 	// address is a documented API, else the web floor.
 	floor time.Duration

@@ -49,7 +49,10 @@ func (s *Scheduler) withheld(c *Completion) {
 		s.park(b, now)
 	default:
 		if until := now.Add(c.Wait); until.After(b.nextAt) {
-			b.nextAt = until
+			if !b.coordWait {
+				b.ownRest = b.nextAt
+			}
+			b.nextAt, b.coordWait = until, true
 		}
 		s.enqueueFront(b, t)
 	}
@@ -81,6 +84,32 @@ func (s *Scheduler) Released(b *Budget) {
 	s.movePending(b)
 	next, due := s.nextWake()
 	wake := s.closing || due && (s.wakeAt.IsZero() || next.Before(s.wakeAt))
+	s.mu.Unlock()
+	if wake {
+		s.Poke()
+	}
+}
+
+// Wake ends early the wait a coordinator set on a budget (withheld): the
+// coordinator says the address may be asked now, as another process gave
+// it up. The budget's own rest still holds. It may be called from any
+// goroutine, and more than once.
+func (s *Scheduler) Wake(b *Budget) {
+	s.mu.Lock()
+	if !b.coordWait || b.busy {
+		s.mu.Unlock()
+		return
+	}
+	b.coordWait = false
+	b.nextAt = b.ownRest
+	if now := s.clk.Now(); b.nextAt.Before(now) {
+		b.nextAt = now
+	}
+	if b.index >= 0 {
+		s.due.fix(b)
+	}
+	next, due := s.nextWake()
+	wake := due && (s.wakeAt.IsZero() || next.Before(s.wakeAt))
 	s.mu.Unlock()
 	if wake {
 		s.Poke()

@@ -1,0 +1,415 @@
+package redisshare
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/politecrawler/polite"
+	"github.com/redis/go-redis/v9"
+)
+
+const (
+	// keepFor is how long past the rest a given-up address is kept for
+	// the waiter told of it, to claim it.
+	keepFor = 5 * time.Second
+	// idleAfter: an owned address not asked for this long past its rest
+	// has no more work here (its host stopped, its URLs were dropped),
+	// and is given up.
+	idleAfter = 5 * time.Second
+	// leaseTimes is how many times Ask.Lease a claim's lease lasts: an
+	// owner renews once the lease left falls near Ask.Lease, every
+	// Ask.Lease or so.
+	leaseTimes = 2
+)
+
+// ownership is what a Shared knows of an address it owns. Every time is
+// on this machine's monotonic clock: leaseEnds is taken from when the
+// call was sent, so it is never later than Redis's end; due, from when
+// the reply came, so it is never sooner.
+type ownership struct {
+	token     int64
+	lane      *lane
+	leaseEnds time.Time
+	due       time.Time // the end of the rest of the owner before
+	since     time.Time // claimed
+	lastTake  time.Time
+	restEnds  time.Time     // of its last request
+	lease     time.Duration // what a request needs left: Ask.Lease
+	lrest     time.Duration // Ask.LeaseRest
+	more      bool          // the last request had more queued behind it
+	contested bool          // another process waits for it
+	renewing  bool
+	// others are the origins whose robots.txt another owner fetched
+	// (R5.3).
+	others map[string]bool
+}
+
+// waiter is an address another process owns, or that rests.
+type waiter struct {
+	until      time.Time // when to claim again, unless told sooner
+	releasedAt time.Time // told it was given up, at
+	registered bool      // in the address's waiters, to be told
+	wake       func()
+}
+
+func (w *waiter) released() bool { return !w.releasedAt.IsZero() }
+
+// releaseOf is a release to send; owedRelease one that did not reach
+// Redis, sent again every beat while its lease or rest lasts.
+type releaseOf struct {
+	addr  netip.Addr
+	token int64
+	rest  time.Duration
+}
+
+type owedRelease struct {
+	releaseOf
+	lane         *lane
+	ends, leases time.Time
+}
+
+// restMark is a rest this Shared gave back, written back if Redis loses
+// its data before it ends.
+type restMark struct {
+	ends time.Time
+	lane *lane
+}
+
+// Take asks for ask.Addr before a request (polite.Coordinator). An owned
+// address is granted without a call while its lease and its server
+// allow; else the address is claimed, or its lease renewed, first.
+func (s *Shared) Take(ctx context.Context, ask polite.Ask) (polite.Turn, error) {
+	ask.Addr = ask.Addr.Unmap()
+	turn := polite.Turn{Addr: ask.Addr}
+	for range 3 {
+		act, err := s.look(ask, &turn)
+		if err != nil || act == nil {
+			return turn, err
+		}
+		if err := act(ctx); err != nil {
+			return polite.Turn{}, fmt.Errorf("redisshare: take %s: %w", ask.Addr, err)
+		}
+	}
+	// Redis answered each look with a change (a lease lost, then
+	// claimed by another): ask again in a moment.
+	turn.Wait = beat
+	return turn, nil
+}
+
+// look answers ask from what this Shared knows, or says what to ask
+// Redis first.
+func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) error, error) {
+	now := time.Now()
+	a := ask.Addr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if st, ok := s.stopped[ask.Host]; ok && now.Before(st.until) {
+		turn.Stopped = st.reason
+		return nil, nil
+	}
+	s.hostAddr[ask.Host] = a
+	if o := s.owned[a]; o != nil {
+		if !now.Add(ask.Lease).Before(o.leaseEnds) || !o.lane.answering(now) {
+			return func(ctx context.Context) error { return s.renew(ctx, a) }, nil
+		}
+		o.lastTake, o.lease, o.lrest = now, ask.Lease, ask.LeaseRest
+		if ask.Origin != "" && o.others[ask.Origin] {
+			delete(o.others, ask.Origin) // asked again if the copy will not do
+			turn.Robots = true
+			return nil, nil
+		}
+		if wait := o.due.Sub(now); wait > 0 {
+			turn.Wait = wait
+			return nil, nil
+		}
+		o.more = ask.More
+		turn.Granted, turn.Token = true, o.token
+		return nil, nil
+	}
+	if w := s.waiting[a]; w != nil && !w.released() && now.Before(w.until) {
+		w.wake = ask.Wake
+		turn.Wait = w.until.Sub(now)
+		return nil, nil
+	}
+	return func(ctx context.Context) error { return s.claim(ctx, ask) }, nil
+}
+
+// claim asks Redis for an address; its reply is kept by claimed.
+func (s *Shared) claim(ctx context.Context, ask polite.Ask) error {
+	a := ask.Addr
+	l := s.laneOf(s.addrKey(a))
+	c := &call{script: claimScript,
+		keys: []string{s.addrKey(a), s.waitersKey(a), s.stopsKey(a), s.marksKey(a), s.epochKey(a)},
+		args: []any{s.me, (leaseTimes * ask.Lease).Milliseconds(), ask.LeaseRest.Milliseconds(), Grace.Milliseconds(),
+			polite.RobotsMaxAge.Milliseconds(), addrTag(a), s.channel("")}}
+	c.apply = func(cmd redis.Cmder, sent time.Time) { s.claimed(a, ask, l, cmd, sent) }
+	return l.do(ctx, c)
+}
+
+// claimed keeps what a claim's reply says.
+func (s *Shared) claimed(a netip.Addr, ask polite.Ask, l *lane, cmd redis.Cmder, sent time.Time) {
+	r, err := cmd.(*redis.Cmd).Slice()
+	if err != nil || len(r) < 3 {
+		return
+	}
+	got := time.Now()
+	kind, _ := r[0].(string)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch kind {
+	case "owned":
+		if len(r) != 7 {
+			return
+		}
+		o := &ownership{token: num(r[1]), lane: l, leaseEnds: sent.Add(ms(r[2])), due: got.Add(ms(r[3])),
+			since: got, lastTake: got, lease: ask.Lease, lrest: ask.LeaseRest, more: true, others: map[string]bool{}}
+		stops, _ := r[5].([]any)
+		for i := 0; i+2 < len(stops); i += 3 {
+			until, _ := strconv.ParseInt(fmt.Sprint(stops[i+1]), 10, 64)
+			s.stopped[fmt.Sprint(stops[i])] = stopNotice{reason: fmt.Sprint(stops[i+2]), until: time.UnixMilli(until)}
+		}
+		origins, _ := r[6].([]any)
+		for _, origin := range origins {
+			o.others[fmt.Sprint(origin)] = true
+		}
+		s.owned[a] = o
+		delete(s.waiting, a)
+		delete(s.resting, a)
+		s.sawEpoch(l, a, r[4])
+	case "wait", "rest":
+		w := s.waiting[a]
+		if w == nil {
+			w = &waiter{}
+			s.waiting[a] = w
+		}
+		w.until, w.registered, w.wake = got.Add(ms(r[1])), kind == "wait", ask.Wake
+		if !w.releasedAt.After(sent) {
+			w.releasedAt = time.Time{} // a notice older than this claim
+		}
+		s.sawEpoch(l, a, r[2])
+	}
+}
+
+// renew asks Redis to lengthen the lease of an owned address now.
+func (s *Shared) renew(ctx context.Context, a netip.Addr) error {
+	s.mu.Lock()
+	o := s.owned[a]
+	if o == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	c := s.renewCall(a, o)
+	s.mu.Unlock()
+	return o.lane.do(ctx, c)
+}
+
+// renewCall is the call that renews o's lease; s.mu is held.
+func (s *Shared) renewCall(a netip.Addr, o *ownership) *call {
+	o.renewing = true
+	tok, l := o.token, o.lane
+	c := &call{script: renewScript, keys: []string{s.addrKey(a), s.waitersKey(a), s.epochKey(a)},
+		args: []any{s.me, tok, (leaseTimes * o.lease).Milliseconds()}}
+	c.apply = func(cmd redis.Cmder, sent time.Time) {
+		r, err := cmd.(*redis.Cmd).Slice()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		o := s.owned[a]
+		if o == nil || o.token != tok {
+			return
+		}
+		o.renewing = false
+		if err != nil || len(r) != 4 {
+			return
+		}
+		lost := s.sawEpoch(l, a, r[3])
+		switch {
+		case r[0] == "owned":
+			o.leaseEnds, o.contested = sent.Add(ms(r[1])), o.contested || num(r[2]) > 0
+		case !lost:
+			// The lease ended, or went on to another: nothing more is
+			// sent to the address before it is claimed again. (When the
+			// data was lost, the write-back keeps the lease.)
+			delete(s.owned, a)
+		}
+	}
+	return c
+}
+
+// Rest is told the rest after a granted Turn's request (polite.Coordinator).
+// While this process has more queued at the address, and no other has
+// waited for it Options.Hold, it keeps the address and the rest is its
+// own: no call. Else it gives the address up with the rest, by Redis's
+// clock. A release that does not reach Redis is sent again every beat
+// while its lease or rest lasts; one whose lease went on to another
+// changes nothing.
+func (s *Shared) Rest(ctx context.Context, turn polite.Turn, rest time.Duration) error {
+	a := turn.Addr.Unmap()
+	now := time.Now()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	r := releaseOf{addr: a, token: turn.Token, rest: rest}
+	var l *lane
+	if o := s.owned[a]; o != nil && o.token == turn.Token {
+		o.restEnds = now.Add(rest)
+		if o.more && rest <= o.lease && !(o.contested && now.Sub(o.since) >= s.hold) {
+			s.mu.Unlock()
+			return nil
+		}
+		delete(s.owned, a)
+		l = o.lane
+	}
+	s.mu.Unlock()
+	if l == nil {
+		l = s.laneOf(s.addrKey(a))
+	}
+	s.mu.Lock()
+	s.resting[a] = restMark{ends: now.Add(rest), lane: l}
+	s.mu.Unlock()
+	if err := l.do(ctx, s.releaseCall(r, l)); err != nil {
+		return fmt.Errorf("redisshare: rest %s: %w", a, err)
+	}
+	return nil
+}
+
+// releaseCall is the call that gives r.addr up.
+func (s *Shared) releaseCall(r releaseOf, l *lane) *call {
+	a := r.addr
+	args := []any{s.me, r.token, r.rest.Milliseconds(), keepFor.Milliseconds(), addrTag(a), s.channel("")}
+	ends := time.Now().Add(r.rest)
+	c := &call{script: releaseScript, keys: []string{s.addrKey(a), s.waitersKey(a), s.epochKey(a)}, args: args}
+	c.apply = func(cmd redis.Cmder, sent time.Time) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err := cmd.Err(); err != nil && !isReply(err) {
+			if _, still := s.owed[a]; !still || s.owed[a].token <= r.token {
+				left := ends.Sub(time.Now())
+				s.owed[a] = owedRelease{releaseOf: releaseOf{a, r.token, left}, lane: l, ends: ends,
+					leases: time.Now().Add(leaseTimes * polite.MaxTimeout)}
+			}
+			return
+		}
+		if o, ok := s.owed[a]; ok && o.token == r.token {
+			delete(s.owed, a)
+		}
+		if v, err := cmd.(*redis.Cmd).Slice(); err == nil && len(v) == 2 {
+			s.sawEpoch(l, a, v[1])
+		}
+	}
+	return c
+}
+
+// beat is a lane's look at what it owns, every beat: leases running short
+// are renewed, addresses with no more work given up, releases owed sent
+// again, and, when nothing else goes, one slot's epoch read: the server
+// answers, and has its data.
+func (s *Shared) beat(l *lane) {
+	now := time.Now()
+	var calls []*call
+	var probe netip.Addr
+	s.mu.Lock()
+	for a, o := range s.owned {
+		if o.lane != l {
+			continue
+		}
+		probe = a
+		last := o.lastTake
+		if o.restEnds.After(last) {
+			last = o.restEnds
+		}
+		if o.due.After(last) {
+			last = o.due
+		}
+		if now.Sub(last) > idleAfter {
+			delete(s.owned, a)
+			s.resting[a] = restMark{ends: o.restEnds, lane: l}
+			calls = append(calls, s.releaseCall(releaseOf{a, o.token, max(o.restEnds.Sub(now), 0)}, l))
+			continue
+		}
+		if !o.renewing && o.leaseEnds.Sub(now) < o.lease+Silence+beat {
+			calls = append(calls, s.renewCall(a, o))
+		}
+	}
+	for a, o := range s.owed {
+		if o.lane != l {
+			continue
+		}
+		if !now.Before(o.ends) && !now.Before(o.leases) {
+			delete(s.owed, a)
+			continue
+		}
+		o.rest = max(o.ends.Sub(now), 0)
+		calls = append(calls, s.releaseCall(o.releaseOf, l))
+	}
+	for a, w := range s.waiting {
+		if now.After(w.until.Add(time.Minute)) {
+			delete(s.waiting, a)
+		}
+	}
+	for a, m := range s.resting {
+		if now.After(m.ends) {
+			delete(s.resting, a)
+		}
+	}
+	s.mu.Unlock()
+	l.mu.Lock()
+	idle := len(l.pending) == 0
+	l.mu.Unlock()
+	if len(calls) == 0 && idle && probe.IsValid() {
+		calls = append(calls, s.epochCall(l, probe))
+	}
+	calls = append(calls, l.owedCalls(s)...)
+	l.mu.Lock()
+	l.pending = append(l.pending, calls...)
+	l.mu.Unlock()
+}
+
+// epochCall reads (or makes) the epoch of a's slot.
+func (s *Shared) epochCall(l *lane, a netip.Addr) *call {
+	c := &call{script: epochScript, keys: []string{s.epochKey(a)}}
+	c.apply = func(cmd redis.Cmder, _ time.Time) {
+		if e, err := cmd.(*redis.Cmd).Text(); err == nil {
+			s.mu.Lock()
+			s.sawEpoch(l, a, e)
+			s.mu.Unlock()
+		}
+	}
+	return c
+}
+
+// markRobots writes, on the address this process asked origin's host
+// on, that it fetched origin's robots.txt now: the next owner's request
+// for it loads the copy instead (R5.3). No address known: nothing.
+func (s *Shared) markRobots(ctx context.Context, origin string) error {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	a, ok := s.hostAddr[u.Hostname()]
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	key := s.marksKey(a)
+	return s.laneOf(key).do(ctx, &call{script: markScript, keys: []string{key},
+		args: []any{origin, polite.RobotsMaxAge.Milliseconds()}})
+}
+
+// ms is a reply's milliseconds as a duration.
+func ms(v any) time.Duration { return time.Duration(num(v)) * time.Millisecond }
+
+// num is a reply's integer; 0 for another value.
+func num(v any) int64 {
+	n, _ := v.(int64)
+	return n
+}

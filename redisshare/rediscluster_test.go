@@ -1,0 +1,88 @@
+package redisshare_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/politecrawler/polite/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// On a real Redis Cluster of three masters (no replicas), started by the
+// test: three fetcher processes keep the rules over the farm as on one
+// server. Then one master is killed mid-run and started again 10 s
+// later with its data: the addresses in its slots are sent nothing
+// meanwhile, the others go on, and every URL is answered in each
+// process, with no overlap and no short gap over the whole run.
+func TestClusterOfThreeMasters(t *testing.T) {
+	const hosts, procs, pages = 30, 3, 6
+	cl := redistest.StartCluster(t, 3)
+	fc := startFarm(t, hosts, 100*time.Millisecond)
+	var urls []string
+	for p := range pages {
+		urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
+	}
+	addrs := strings.Join(cl.Addrs(), ",")
+	var ps []*fetcherChild
+	for range procs {
+		ps = append(ps, startFetcher(t, addrs, fc, urls, faultTimeout, clusterEnv+"=1"))
+	}
+	fc.awaitSeen(t, hosts*4)
+	dead := cl.Masters[0]
+	dead.Crash()
+	down := time.Now()
+	time.Sleep(10 * time.Second) // the outage itself, not a rule's wait
+	up := time.Now()
+	dead.Restart()
+	for _, p := range ps {
+		answered(t, p.wait(t), urls)
+	}
+	vs := fc.visits(t)
+	report(t, vs)
+	robotsOnce(t, vs, hosts)
+
+	// Which farm addresses the killed master answers for.
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
+	defer rdb.Close()
+	ctx := context.Background()
+	cl.AwaitOK(t, dead)
+	onDead := map[netip.Addr]bool{}
+	for _, a := range fc.hello.Addrs {
+		m, err := rdb.MasterForKey(ctx, "polite:a:{"+a.String()+"}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		onDead[a] = m.Options().Addr == dead.Addr()
+	}
+	// A request granted as the master died may begin just after.
+	quiet := down.Add(2 * time.Second)
+	var deadSlots, others, deadAddrs int
+	for _, on := range onDead {
+		if on {
+			deadAddrs++
+		}
+	}
+	for _, v := range vs {
+		if !v.Start.After(quiet) || !v.Start.Before(up) {
+			continue
+		}
+		if onDead[v.Addr] {
+			deadSlots++
+			t.Errorf("%s %s (on the killed master's slots) began %v into its outage", v.Host, v.Path, v.Start.Sub(down))
+		} else {
+			others++
+		}
+	}
+	if deadAddrs == 0 || deadAddrs == hosts {
+		t.Fatalf("%d of %d addresses on the killed master: want some, not all", deadAddrs, hosts)
+	}
+	if others == 0 {
+		t.Errorf("no request to the other masters' addresses during the outage: they must go on")
+	}
+	t.Logf("outage: %d requests to the other masters' %d addresses, %d to the killed one's %d",
+		others, hosts-deadAddrs, deadSlots, deadAddrs)
+}
