@@ -142,3 +142,29 @@ func TestAuthority(t *testing.T) {
 		}
 	}
 }
+
+// The protocol draft's signed directory response: the body, its
+// Content-Digest and the signature of test-key-ed25519 over them.
+func TestDraftVectorSignedDirectory(t *testing.T) {
+	d, err := NewDirectory(testKey(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBody := `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","use":"sig"}]}`
+	if got := string(d.Document()); got != wantBody {
+		t.Fatalf("document\n%s\nwant\n%s", got, wantBody)
+	}
+	if want := "sha-256=:CADMT2aBdV/rqQr/NIru64ERQkCobVvllA4V0fLFDu0=:"; d.digest != want {
+		t.Errorf("Content-Digest %s, want %s", d.digest, want)
+	}
+	// The vector's expires is far out; the parameters are otherwise ours.
+	components := []component{{`"@authority";req`, "signature-agent.test"}, {`"content-digest"`, d.digest}}
+	params := innerList(components) + `;created=1735689600;expires=4889289600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";tag="http-message-signatures-directory"`
+	signedAs(t, testKey(t), signatureBase(components, params),
+		"l6P8R67tm3kujAxbHWio7ll01qrEZ0dKD/WWlGhNYEmTnFZM8Wt0VQ9zqGfvo7T/UMkBxsigzChM1Gpz7gOVBg==")
+	gotParams, gotBase := directoryBase("signature-agent.test", d.digest, d.ids[0], time.Unix(1735689600, 0))
+	wantParams := strings.Replace(params, "4889289600", sfInt(1735689600+int64(DirectoryProofLifetime/time.Second)), 1)
+	if gotParams != wantParams || gotBase != signatureBase(components, wantParams) {
+		t.Errorf("directory proof parameters\n got %s\nwant %s", gotParams, wantParams)
+	}
+}
