@@ -1,13 +1,18 @@
-package botauth
+// Package agentcard makes the Signature Agent Card of a polite crawler
+// (draft-meunier-webbotauth-registry-04): who it is, where its keys are
+// and how it paces itself, for a site owner or a registry to read. It is
+// apart from package botauth so that botauth does not import polite.
+package agentcard
 
 import (
 	"fmt"
 	"net/url"
 
 	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/botauth"
 )
 
-// Card is a Signature Agent Card (draft-meunier-webbotauth-registry-04):
+// Card is a Signature Agent Card:
 // what a site owner, or a registry, reads of the crawler — who it is,
 // where to learn more and whom to write to, where its keys are, and how
 // it paces itself. It marshals to the draft's JSON.
@@ -32,30 +37,30 @@ type CardBot struct {
 	KnownURLs         []string `json:"known-urls"`
 }
 
-// NewCard is the card of a fetcher made with cfg, whose keys are at the
+// New is the card of a fetcher made with cfg, whose keys are at the
 // directory of agent (the Signer's Signature-Agent). Its manners are the
 // rules package polite keeps whatever cfg says (R1–R5): one request at a
 // time per server address, the rests of R2 (raised, never lowered, by
 // cfg), robots.txt first and obeyed, Retry-After honoured, a refusal
 // final.
-func NewCard(cfg polite.Config, agent string) (Card, error) {
-	origin, err := agentOrigin(agent)
-	if err != nil {
-		return Card{}, err
+func New(cfg polite.Config, agent string) (Card, error) {
+	origin, err := url.Parse(agent)
+	if err != nil || origin.Scheme != "https" || origin.Host == "" || (origin.Path != "" && origin.Path != "/") {
+		return Card{}, fmt.Errorf("agentcard: agent %q: want the https origin of the key directory", agent)
 	}
 	name, info := cfg.Name, cfg.InfoURL
 	if name == "" {
 		name, info = polite.DefaultName, polite.DefaultInfoURL
 	}
 	if u, err := url.Parse(info); err != nil || u.Host == "" {
-		return Card{}, fmt.Errorf("botauth: card: info URL %q: want the crawler's info page", info)
+		return Card{}, fmt.Errorf("agentcard: info URL %q: want the crawler's info page", info)
 	}
 	rest := max(cfg.MinRest, polite.MinRest)
 	factor := max(cfg.DurationFactor, polite.MinDurationFactor)
 	c := Card{
 		ClientName: name,
 		ClientURI:  info,
-		JWKSURI:    origin + DirectoryPath,
+		JWKSURI:    "https://" + origin.Host + botauth.DirectoryPath,
 		WebBotAuth: CardBot{
 			ExpectedUserAgent: name + "/*",
 			ProductToken:      name,

@@ -1,4 +1,4 @@
-package botauth_test
+package agentcard_test
 
 import (
 	"encoding/json"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/botauth"
+	"github.com/politecrawler/polite/botauth/agentcard"
 )
 
 // The card names the crawler as its Config does, points at its key
 // directory, and states the rules as its rate expectations, raised where
 // the Config raises them.
 func TestCardFromConfig(t *testing.T) {
-	c, err := botauth.NewCard(polite.Config{Name: "ExampleCrawler", InfoURL: "https://crawler.example/bot", Contact: "ops@crawler.example", MinRest: 10 * time.Second},
+	c, err := agentcard.New(polite.Config{Name: "ExampleCrawler", InfoURL: "https://crawler.example/bot", Contact: "ops@crawler.example", MinRest: 10 * time.Second},
 		"https://crawler.example")
 	if err != nil {
 		t.Fatal(err)
@@ -36,12 +37,12 @@ func TestCardFromConfig(t *testing.T) {
 	if rate, _ := bot["rate-expectation"].(string); !strings.Contains(rate, "one request at a time per server address") || !strings.Contains(rate, "10s") {
 		t.Errorf("rate-expectation %q", rate)
 	}
-	def, err := botauth.NewCard(polite.Config{}, "https://crawler.example")
+	def, err := agentcard.New(polite.Config{}, "https://crawler.example")
 	if err != nil || def.ClientName != polite.DefaultName || def.ClientURI != polite.DefaultInfoURL || def.Contacts != nil ||
 		!strings.Contains(def.WebBotAuth.RateExpectation, polite.MinRest.String()) {
 		t.Errorf("default card %+v, %v", def, err)
 	}
-	if _, err := botauth.NewCard(polite.Config{}, "http://crawler.example"); err == nil {
+	if _, err := agentcard.New(polite.Config{}, "http://crawler.example"); err == nil {
 		t.Error("an http agent was taken")
 	}
 }
