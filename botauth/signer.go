@@ -50,7 +50,8 @@ type Options struct {
 	// wall clock on purpose, not a fetcher's scheduling clock: a verifier
 	// checks both against its own.
 	Now func() time.Time
-	// Rand is where nonces come from. Nil: crypto/rand.
+	// Rand is where nonces come from; the fetcher signs from many
+	// goroutines, so it must be safe for concurrent use. Nil: crypto/rand.
 	Rand io.Reader
 }
 
