@@ -54,8 +54,8 @@
 // naming the https origin that serves the key directory; a key file open
 // to its group or others is refused. They take -demo, which fetches
 // from an embedded farm of loopback sites (no internet); and the
-// identity flags -name, -version,
-// -info and -contact, which make the User-Agent. -allow-private lets them
+// identity flags -name, -version, -info and -contact, which make the
+// User-Agent. -allow-private lets them
 // reach loopback and private addresses, which are refused by default.
 // -timeout (default 60s, at most 10m) bounds each request, and -retries
 // (0 to 3, default 3) how often a page that failed for a moment is asked
