@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -165,5 +166,26 @@ func TestEveryRequestIsSignedAndVerifies(t *testing.T) {
 
 	if rep := r.farm.Audit().Report(politetest.AtLeast(polite.MinRest)); !rep.Polite() {
 		t.Errorf("signing on: %v", rep)
+	}
+}
+
+// failingSigner cannot sign.
+type failingSigner struct{}
+
+func (failingSigner) SignRequest(*http.Request) error { return errors.New("no key at hand") }
+
+// R4: a request the Signer cannot sign is not sent unsigned: its Result
+// carries the error, robots.txt's included, and the farm sees nothing.
+func TestUnsignedRequestsAreNotSent(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "signed-only.test"})
+	r.start(polite.Config{Signer: failingSigner{}})
+	u := r.url(h, "/")
+	r.add(u)
+	if res := r.results(1)[u]; res.Err == nil || !strings.Contains(res.Err.Error(), "no key at hand") {
+		t.Errorf("Result error %v, want the signer's", res.Err)
+	}
+	if n := r.farm.Audit().Count(h); n != 0 {
+		t.Errorf("farm saw %d requests", n)
 	}
 }
