@@ -53,6 +53,11 @@ type Options struct {
 	// Rand is where nonces come from; the fetcher signs from many
 	// goroutines, so it must be safe for concurrent use. Nil: crypto/rand.
 	Rand io.Reader
+	// Member, when set, covers the Signature-Agent member alone
+	// ("signature-agent";key="sig1"), the draft's own wording, in place of
+	// the whole field. Verifiers that read the key parameter take either;
+	// npm web-bot-auth 0.1.3 takes only the whole field.
+	Member bool
 }
 
 // Signer signs requests with one Ed25519 key under the Web Bot Auth
@@ -68,7 +73,8 @@ type Options struct {
 // Dictionary; the signature covers the whole field, which holds only its
 // own member, rather than the member alone ("signature-agent";key="sig1"):
 // the two are the same bytes to sign over, and the published verifier
-// (npm web-bot-auth 0.1.3) reads only the first.
+// (npm web-bot-auth 0.1.3) reads only the first. Options.Member covers
+// the member alone instead.
 //
 // A Signer is safe for concurrent use. It satisfies polite.RequestSigner.
 type Signer struct {
@@ -78,8 +84,9 @@ type Signer struct {
 	lifetime time.Duration
 	now      func() time.Time
 	rand     io.Reader
-	prefix   string // the Signature-Input value up to created's value
-	keyIDAlg string // ;keyid="…";alg="ed25519";expires=
+	prefix   string    // the Signature-Input value up to created's value
+	keyIDAlg string    // ;keyid="…";alg="ed25519";expires=
+	covered  component // the Signature-Agent component and its value
 }
 
 // NewSigner returns a Signer that signs with key and names agent, the
@@ -104,7 +111,11 @@ func NewSigner(key ed25519.PrivateKey, agent string, opt Options) (*Signer, erro
 	if s.rand == nil {
 		s.rand = rand.Reader
 	}
-	s.prefix = `("@authority" "signature-agent");created=`
+	s.covered = component{`"signature-agent"`, s.agent}
+	if opt.Member {
+		s.covered = component{`"signature-agent";key="` + Label + `"`, sfString(origin)}
+	}
+	s.prefix = `("@authority" ` + s.covered.id + `);created=`
 	s.keyIDAlg = `;keyid=` + sfString(s.keyID) + `;alg="ed25519";expires=`
 	return s, nil
 }
@@ -150,7 +161,7 @@ func (s *Signer) SignRequest(req *http.Request) error {
 		`;nonce="` + base64.StdEncoding.EncodeToString(nonce[:]) + `";tag="` + Tag + `"`
 	base := signatureBase([]component{
 		{`"@authority"`, authority(scheme, host)},
-		{`"signature-agent"`, s.agent},
+		s.covered,
 	}, params)
 	sig := ed25519.Sign(s.key, []byte(base))
 	h := req.Header

@@ -168,3 +168,27 @@ func TestDraftVectorSignedDirectory(t *testing.T) {
 		t.Errorf("directory proof parameters\n got %s\nwant %s", gotParams, wantParams)
 	}
 }
+
+// With Options.Member the signature covers the Signature-Agent member
+// alone, as the draft's dictionary vector does: its base line is the
+// member's value, the URL as an sf-string.
+func TestSignerCoversTheMember(t *testing.T) {
+	s, err := NewSigner(testKey(t), "https://signature-agent.test", Options{Member: true,
+		Now: func() time.Time { return time.Unix(1735689600, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "https://example.com/", nil)
+	if err := s.SignRequest(req); err != nil {
+		t.Fatal(err)
+	}
+	in := strings.TrimPrefix(req.Header.Get("Signature-Input"), Label+"=")
+	if !strings.HasPrefix(in, `("@authority" "signature-agent";key="sig1");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735689900;nonce="`) {
+		t.Errorf("Signature-Input %s", in)
+	}
+	base := "\"@authority\": example.com\n\"signature-agent\";key=\"sig1\": \"https://signature-agent.test\"\n\"@signature-params\": " + in
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(req.Header.Get("Signature"), "sig1=:"), ":"))
+	if err != nil || !ed25519.Verify(publicOf(testKey(t)), []byte(base), raw) {
+		t.Errorf("the signature does not verify over\n%s", base)
+	}
+}
