@@ -61,6 +61,12 @@ type Config struct {
 	// A custom Name needs an InfoURL. Contact, when set, is also sent as From.
 	Name, Version, InfoURL, Contact string
 
+	// Signer, when set, signs every request the fetcher sends (see
+	// RequestSigner): package botauth's signs under Web Bot Auth, with the
+	// key a site finds at the Signature-Agent it names. Nil: requests go
+	// unsigned, and the User-Agent is the whole identity.
+	Signer RequestSigner
+
 	// Store keeps page copies (for conditional requests and their history,
 	// R6), robots.txt copies (R5.3), refusals (R3.4) and what the run
 	// learned of each host (R3.3, R2.6), across runs when it is on disk
@@ -223,6 +229,7 @@ type Resolver interface {
 // settings is a Config with every default filled and every floor applied.
 type settings struct {
 	ua           identity
+	signer       RequestSigner // nil: requests go unsigned
 	logger       *slog.Logger
 	resolver     Resolver
 	allowPrivate bool
@@ -251,6 +258,7 @@ type settings struct {
 func (c Config) settle() (settings, error) {
 	s := settings{
 		ua:           identity{Name: c.Name, Version: c.Version, InfoURL: c.InfoURL, Contact: c.Contact},
+		signer:       c.Signer,
 		logger:       c.Logger,
 		resolver:     c.Resolver,
 		allowPrivate: c.AllowPrivateNetworks,

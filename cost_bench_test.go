@@ -2,6 +2,8 @@ package polite
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawler/polite/botauth"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -30,15 +33,20 @@ import (
 // spreading requests out, which any polite client pays; what the fetcher
 // costs over the paced loop is its own work.
 //
-// Each iteration runs the three back to back, each of the six orders in
+// The fetcher runs twice too: as configured by default (polite), and
+// with a Config.Signer of package botauth (signed), which signs every
+// request with Ed25519 under Web Bot Auth. What signed costs over polite
+// is the price of a verifiable identity (signing-ns/request).
+//
+// Each iteration runs the four back to back, each of the 24 orders in
 // turn: what the machine is doing at the moment, and what one side leaves
 // behind as its connections close, weigh on all sides alike. The figures
 // are the medians over the iterations, and the medians of each
-// iteration's ratios; a -benchtime that is a multiple of 6 gives every
+// iteration's ratios; a -benchtime that is a multiple of 24 gives every
 // order the same weight.
 //
-// Each side's goroutines carry the profiler label side=bare, paced or
-// polite, so that a CPU profile splits by side:
+// Each side's goroutines carry the profiler label side=bare, paced,
+// polite or signed, so that a CPU profile splits by side:
 //
 //	go test -run '^$' -bench RequestCost -benchtime 24x .
 //	go test -run '^$' -bench RequestCost -benchtime 24x -cpuprofile cpu.out .
@@ -47,22 +55,26 @@ func BenchmarkRequestCost(b *testing.B) {
 	const hosts = 1000
 	fp, res, robots, pages := costFarm(b, hosts)
 	defer fp.close()
-	var bare, paced, polite []cost
-	var ratios, pacedRatios []float64
+	signer := costSigner(b)
+	var bare, paced, polite, signed []cost
+	var ratios, pacedRatios, signedRatios, signing []float64
 	for i := range b.N {
-		var cb, cpaced, cp cost
+		var cb, cpaced, cp, cs cost
 		runs := []func(){
 			func() { cb = bareCost(b, res, robots, pages) },
 			func() { cpaced = pacedCost(b, res, robots, pages) },
-			func() { cp = politeCost(b, res, pages) },
+			func() { cp = politeCost(b, res, pages, nil) },
+			func() { cs = politeCost(b, res, pages, signer) },
 		}
 		for _, k := range sideOrders[i%len(sideOrders)] {
-			side := [...]string{"bare", "paced", "polite"}[k]
+			side := [...]string{"bare", "paced", "polite", "signed"}[k]
 			pprof.Do(context.Background(), pprof.Labels("side", side), func(context.Context) { runs[k]() })
 		}
-		bare, paced, polite = append(bare, cb), append(paced, cpaced), append(polite, cp)
+		bare, paced, polite, signed = append(bare, cb), append(paced, cpaced), append(polite, cp), append(signed, cs)
 		ratios = append(ratios, cp.cpu/cb.cpu)
 		pacedRatios = append(pacedRatios, cp.cpu/cpaced.cpu)
+		signedRatios = append(signedRatios, cs.cpu/cb.cpu)
+		signing = append(signing, cs.cpu-cp.cpu)
 	}
 	report := func(side string, cs []cost) {
 		b.ReportMetric(median(cs, func(c cost) float64 { return c.cpu }), side+"-cpu-ns/request")
@@ -72,14 +84,47 @@ func BenchmarkRequestCost(b *testing.B) {
 	report("bare", bare)
 	report("paced", paced)
 	report("polite", polite)
+	report("signed", signed)
 	b.ReportMetric(median(ratios, func(r float64) float64 { return r }), "cpu-ratio")
+	b.ReportMetric(median(signedRatios, func(r float64) float64 { return r }), "cpu-ratio-signed")
+	b.ReportMetric(median(signing, func(r float64) float64 { return r }), "signing-ns/request")
 	b.ReportMetric(slices.Min(ratios), "cpu-ratio-min")
 	b.ReportMetric(slices.Max(ratios), "cpu-ratio-max")
 	b.ReportMetric(median(pacedRatios, func(r float64) float64 { return r }), "cpu-ratio-to-paced")
 }
 
-// sideOrders are the six orders of BenchmarkRequestCost's three sides.
-var sideOrders = [...][3]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}}
+// sideOrders are the 24 orders of BenchmarkRequestCost's four sides.
+var sideOrders = func() [][4]int {
+	var out [][4]int
+	var perm func(p [4]int, n int)
+	perm = func(p [4]int, n int) {
+		if n == len(p) {
+			out = append(out, p)
+			return
+		}
+		for i := n; i < len(p); i++ {
+			p[n], p[i] = p[i], p[n]
+			perm(p, n+1)
+			p[n], p[i] = p[i], p[n]
+		}
+	}
+	perm([4]int{0, 1, 2, 3}, 0)
+	return out
+}()
+
+// costSigner is the signed side's Config.Signer: Web Bot Auth, a fresh
+// Ed25519 key.
+func costSigner(b *testing.B) RequestSigner {
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := botauth.NewSigner(key, "https://crawler.test", botauth.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
 
 // costFarm starts a farm process of hosts sites and returns, with it, its
 // resolver and each host's robots.txt and page URLs.
@@ -181,9 +226,9 @@ func sendPaced(get func(i int), ends []time.Time) {
 }
 
 // politeCost fetches the pages with a Fetcher, which asks each host's
-// robots.txt first.
-func politeCost(b *testing.B, res *politetest.Resolver, pages []string) cost {
-	f, err := New(Config{Resolver: res, AllowPrivateNetworks: true, Logger: quiet})
+// robots.txt first; with signer, when not nil, as its Config.Signer.
+func politeCost(b *testing.B, res *politetest.Resolver, pages []string, signer RequestSigner) cost {
+	f, err := New(Config{Resolver: res, AllowPrivateNetworks: true, Logger: quiet, Signer: signer})
 	if err != nil {
 		b.Fatal(err)
 	}

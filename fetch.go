@@ -155,6 +155,15 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	f.headers.set(req.Header, t.Unrestricted(), t.Robots(), ifNoneMatch, ifModifiedSince)
 	c.request = req.Header
 	req.Close = conn.Closes || conn.Drained
+	// Signed last, once every header is set, and on every attempt and hop.
+	if f.set.signer != nil {
+		if err := f.set.signer.SignRequest(req); err != nil {
+			c.Start = f.clk.Now()
+			c.End = c.Start
+			c.err = fmt.Errorf("polite: signing the request for %s: %w", t.URL(), err)
+			return c
+		}
+	}
 
 	c.Start = f.clk.Now()
 	resp, err := tr.RoundTrip(req)

@@ -10,12 +10,15 @@ import (
 
 // Visit is one request as the farm saw it.
 type Visit struct {
-	Addr   netip.Addr  // the farm address dialled
-	Host   string      // site name from r.Host, no port, lower-case
-	Path   string      // r.URL.RequestURI()
-	Method string      // request method
-	Header http.Header // a clone of the request headers
-	Start  time.Time   // farm clock at handler entry
+	Addr netip.Addr // the farm address dialled
+	Host string     // site name from r.Host, no port, lower-case
+	// Authority is r.Host as the request sent it, port and case kept:
+	// what a verifier of a signature over @authority reads.
+	Authority string
+	Path      string      // r.URL.RequestURI()
+	Method    string      // request method
+	Header    http.Header // a clone of the request headers
+	Start     time.Time   // farm clock at handler entry
 	// End is the farm clock when the handler finished (body fully written);
 	// zero while the handler is still running.
 	End time.Time
@@ -63,7 +66,7 @@ func newAudit(clk Clock) *Audit {
 
 // begin records the start of a request on addr.
 func (a *Audit) begin(addr netip.Addr, host string, r *http.Request) ticket {
-	v := Visit{Addr: addr, Host: host, Path: r.URL.RequestURI(), Method: r.Method, Header: r.Header.Clone(),
+	v := Visit{Addr: addr, Host: host, Authority: r.Host, Path: r.URL.RequestURI(), Method: r.Method, Header: r.Header.Clone(),
 		ProtoMajor: r.ProtoMajor}
 	if r.TLS != nil {
 		v.TLS, v.ServerName = true, canonHost(r.TLS.ServerName)

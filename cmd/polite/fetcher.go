@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/botauth"
 	"github.com/politecrawler/polite/politetest"
 )
 
@@ -23,6 +24,9 @@ type fetcherFlags struct {
 	// attempts (R10.2, R11.3). Neither makes a request sooner.
 	timeout time.Duration
 	retries int
+	// sign is a key file and agent the origin of its key directory: with
+	// them every request is signed (Web Bot Auth).
+	sign, agent string
 }
 
 // register adds the flags to fs; demo says whether -demo is one of them.
@@ -34,6 +38,8 @@ func (ff *fetcherFlags) register(fs *flag.FlagSet, demo bool) {
 	fs.BoolVar(&ff.allowPrivate, "allow-private", false, "allow loopback and private addresses: for your own servers")
 	fs.DurationVar(&ff.timeout, "timeout", polite.DefaultTimeout, "the longest one request may take, from its dial to the last byte (at most "+polite.MaxTimeout.String()+")")
 	fs.IntVar(&ff.retries, "retries", polite.DefaultRetries, "how many more times a page whose request failed for a moment is asked, after its backoff (0 to "+fmt.Sprint(polite.DefaultRetries)+")")
+	fs.StringVar(&ff.sign, "sign", "", "sign every request with the Ed25519 key of this file (polite keys new makes one; mode 0600)")
+	fs.StringVar(&ff.agent, "signature-agent", "", "with -sign: the https origin that serves the key directory (polite keys directory), sent as Signature-Agent")
 	if demo {
 		fs.BoolVar(&ff.demo, "demo", false, "fetch from an embedded farm of loopback sites instead (no internet)")
 	}
@@ -47,15 +53,31 @@ func (ff *fetcherFlags) check() error {
 	if ff.retries < 0 || ff.retries > polite.DefaultRetries {
 		return fmt.Errorf("%w: -retries %d: want 0 to %d", errUsage, ff.retries, polite.DefaultRetries)
 	}
+	if (ff.sign == "") != (ff.agent == "") {
+		return fmt.Errorf("%w: -sign and -signature-agent go together: the key, and where sites find its public half", errUsage)
+	}
 	return nil
 }
 
 // config is the Config the flags make. Warnings and refusals are logged
-// to errOut as text.
-func (ff *fetcherFlags) config(errOut io.Writer) polite.Config {
+// to errOut as text. A key file that cannot be read, or is open to
+// others, is an error.
+func (ff *fetcherFlags) config(errOut io.Writer) (polite.Config, error) {
 	retries := ff.retries
 	if retries == 0 {
 		retries = -1 // the Config's zero is its default; negative is none
+	}
+	var signer polite.RequestSigner
+	if ff.sign != "" {
+		key, err := botauth.LoadKeyFile(ff.sign)
+		if err != nil {
+			return polite.Config{}, err
+		}
+		s, err := botauth.NewSigner(key, ff.agent, botauth.Options{})
+		if err != nil {
+			return polite.Config{}, fmt.Errorf("%w: -signature-agent: %w", errUsage, err)
+		}
+		signer = s
 	}
 	return polite.Config{
 		Name: ff.name, Version: ff.version, InfoURL: ff.info, Contact: ff.contact,
@@ -63,7 +85,8 @@ func (ff *fetcherFlags) config(errOut io.Writer) polite.Config {
 		Timeout:              ff.timeout,
 		Retries:              retries,
 		Logger:               slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	}
+		Signer:               signer,
+	}, nil
 }
 
 // prepare is the Config the flags make and the URLs to fetch: with
@@ -73,7 +96,10 @@ func (ff *fetcherFlags) prepare(errOut io.Writer, urls []string) (cfg polite.Con
 	if err := ff.check(); err != nil {
 		return cfg, nil, func() {}, err
 	}
-	cfg, done = ff.config(errOut), func() {}
+	done = func() {}
+	if cfg, err = ff.config(errOut); err != nil {
+		return cfg, nil, done, err
+	}
 	if !ff.demo {
 		return cfg, urls, done, nil
 	}

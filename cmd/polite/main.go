@@ -15,6 +15,7 @@
 //	polite get [-json] URL...
 //	polite crawl [-max N] [-sitemaps] [-o out.warc.gz] [-store crawl.db] [-serve ADDR] URL...
 //	polite timeline [-o timeline.svg]
+//	polite keys new FILE | directory KEYFILE...
 //	polite help [COMMAND]
 //
 // robots says, for each path, whether the crawler may fetch it and which
@@ -43,9 +44,18 @@
 // timeline crawls the embedded farm and draws the requests and rests of
 // each server address as an SVG.
 //
-// get and crawl take -demo, which fetches from an embedded farm of
-// loopback sites (no internet); and the identity flags -name, -version,
-// -info and -contact, which make the User-Agent. -allow-private lets them
+// keys new writes a new Ed25519 private key to FILE (mode 0600, never
+// over an existing file) and prints its public JWK and thumbprint; keys
+// directory prints the key directory (a JWK Set) of the key files given,
+// the key that signs first, the next one during a rotation after it.
+//
+// get and crawl take -sign KEYFILE and -signature-agent URL, which sign
+// every request (Web Bot Auth: HTTP Message Signatures) with that key,
+// naming the https origin that serves the key directory; a key file open
+// to its group or others is refused. They take -demo, which fetches
+// from an embedded farm of loopback sites (no internet); and the
+// identity flags -name, -version, -info and -contact, which make the
+// User-Agent. -allow-private lets them
 // reach loopback and private addresses, which are refused by default.
 // -timeout (default 60s, at most 10m) bounds each request, and -retries
 // (0 to 3, default 3) how often a page that failed for a moment is asked
@@ -96,6 +106,7 @@ var commands = []command{
 	{"get", "[-json] [-demo] URL...", "fetch URLs politely, one line per result", getCommand},
 	{"crawl", "[-max N] [-sitemaps] [-o out.warc.gz] [-store crawl.db] [-serve ADDR] [-demo] URL...", "crawl sites politely", crawlCommand},
 	{"timeline", "[-o timeline.svg]", "draw the requests and rests of a farm crawl as SVG", timelineCommand},
+	{"keys", "new FILE | directory KEYFILE...", "make a request-signing key; print the key directory", keysCommand},
 }
 
 // errUsage marks an error in the command line: exit status 2.

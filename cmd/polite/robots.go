@@ -56,7 +56,11 @@ func readRobots(e env, ff *fetcherFlags, source string) (*polite.Robots, error) 
 	if err := ff.check(); err != nil {
 		return nil, err
 	}
-	f, err := polite.New(ff.config(e.errOut))
+	cfg, err := ff.config(e.errOut)
+	if err != nil {
+		return nil, err
+	}
+	f, err := polite.New(cfg)
 	if err != nil {
 		return nil, err
 	}
