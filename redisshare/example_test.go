@@ -46,3 +46,53 @@ func ExampleNew() {
 		fmt.Println("Redis did not answer: no request was sent meanwhile")
 	}
 }
+
+// On a Redis Cluster, every process gives the same masters (or some of
+// them: the client finds the rest). Each script touches the keys of one
+// address, which share its hash tag: one slot's call. (Not run: it needs
+// a cluster.)
+func Example_cluster() {
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs: []string{"redis-1.internal:6379", "redis-2.internal:6379", "redis-3.internal:6379"},
+	})
+	defer rdb.Close()
+	shared, err := redisshare.New(rdb, redisshare.Options{Prefix: "acme:"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer shared.Close()
+	_, _ = polite.New(polite.Config{Name: "acme-indexer", InfoURL: "https://acme.example/crawler", Shared: shared})
+}
+
+// With Sentinel, the client follows the primary through a failover. A
+// replica that had not caught up loses the rests written last, as a
+// crash with a lagging sync would. (Not run.)
+func Example_sentinel() {
+	rdb := redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName:    "crawl",
+		SentinelAddrs: []string{"sentinel-1.internal:26379", "sentinel-2.internal:26379"},
+	})
+	defer rdb.Close()
+	shared, err := redisshare.New(rdb, redisshare.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer shared.Close()
+}
+
+// A managed Redis over TLS, as an ACL user: a rediss:// URL says both. A
+// user who may not run CONFIG GET gets one warning to check the server's
+// maxmemory-policy by hand. (Not run.)
+func Example_tls() {
+	opt, err := redis.ParseURL("rediss://crawler:secret@redis.example.net:6380/0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	shared, err := redisshare.New(rdb, redisshare.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer shared.Close()
+}

@@ -64,12 +64,19 @@ func TestKilledMidRequest(t *testing.T) {
 // answered, and robots.txt once per host unless the fault lost the copies.
 func twoProcesses(t *testing.T, lostCopies bool, fault func(srv *redistest.Server, fc *farmChild)) ([]politetest.Visit, []*fetcherChild) {
 	t.Helper()
+	return twoProcessesTimeout(t, faultTimeout, lostCopies, fault)
+}
+
+// twoProcessesTimeout is twoProcesses with the fetchers' Config.Timeout
+// timeout (zero: the default, 60 s, so a lease lasts 130 s).
+func twoProcessesTimeout(t *testing.T, timeout time.Duration, lostCopies bool, fault func(srv *redistest.Server, fc *farmChild)) ([]politetest.Visit, []*fetcherChild) {
+	t.Helper()
 	const hosts = 40
 	srv := redistest.Start(t)
 	fc := startFarm(t, hosts, 500*time.Millisecond)
 	urls := append(urlsOf(fc, hosts, "/page"), urlsOf(fc, hosts, "/page2")...)
-	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=a@farm.test")
-	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=b@farm.test")
+	a := startFetcher(t, srv.Addr(), fc, urls, timeout, nameEnv+"=a@farm.test")
+	b := startFetcher(t, srv.Addr(), fc, urls, timeout, nameEnv+"=b@farm.test")
 	fc.awaitSeen(t, hosts+hosts/2)
 	fault(srv, fc)
 	answered(t, a.wait(t), urls)
@@ -187,9 +194,10 @@ func fromOf(v politetest.Visit) string { return v.Header.Get("From") }
 // A process paused (SIGSTOP) for longer than its leases, then let go on
 // (SIGCONT), finds on its own clock that its leases ran out and sends
 // nothing before it claims again: the farm sees no overlap and no short
-// gap, though the other process took the addresses meanwhile. (Take the
-// lease check out of Take and the paused process sends at once, into the
-// other's rests.)
+// gap, though the other process took the addresses meanwhile. (Take out
+// both of Take's checks before a request without a call, the lease left
+// and the server's answer within Silence, and the paused process sends
+// at once, into the other's rests: either check alone catches a pause.)
 func TestPausedPastItsLease(t *testing.T) {
 	const hosts = 20
 	srv := redistest.Start(t)
@@ -226,11 +234,14 @@ func TestPausedPastItsLease(t *testing.T) {
 }
 
 // A Redis that hangs (SIGSTOP, its connections open and unanswered) for
-// 20 s: within Silence no process sends anything more, and after it
+// 20 s: within Silence no process sends anything more, though the leases
+// it owns (130 s, of the default Timeout) have long to run, and after it
 // answers again every URL is answered with no overlap and no short gap.
+// (Take out the check that the server answered within Silence and the
+// owners go on sending through the hang.)
 func TestRedisHangsTwentySeconds(t *testing.T) {
 	var hung, back time.Time
-	vs, _ := twoProcesses(t, false, func(srv *redistest.Server, fc *farmChild) {
+	vs, _ := twoProcessesTimeout(t, 0, false, func(srv *redistest.Server, fc *farmChild) {
 		srv.Pause()
 		hung = time.Now()
 		time.Sleep(20 * time.Second) // the fault itself, not a rule's wait
