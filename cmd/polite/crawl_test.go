@@ -110,7 +110,7 @@ func html(links ...string) politetest.Page {
 // R5.1, R1, R2: crawl follows links within the site and, with -sitemaps,
 // the sitemap index robots.txt lists and its gzipped child, each fetched
 // after robots.txt through the site's one budget; -o writes each
-// exchange as a request and a response record.
+// exchange, robots.txt's too, as a request and a response record.
 func TestCrawlSitemapsAndWARC(t *testing.T) {
 	t.Parallel()
 	fm := politetest.Start(t)
@@ -155,18 +155,18 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 	}
 
 	recs := readWARC(t, out)
-	if len(recs) != 1+2*6 || recs[0].typ != "warcinfo" {
-		t.Fatalf("%d records, first %q; want warcinfo and a request and a response for each of 6 URLs", len(recs), recs[0].typ)
+	if len(recs) != 1+2*7 || recs[0].typ != "warcinfo" {
+		t.Fatalf("%d records, first %q; want warcinfo and a request and a response for robots.txt and each of 6 URLs", len(recs), recs[0].typ)
 	}
 	responses := map[string]record{}
 	for i := 1; i < len(recs); i += 2 {
 		req, resp := recs[i], recs[i+1]
-		if req.typ != "request" || resp.typ != "response" || req.target != resp.target || req.concurrentTo != resp.id {
+		if req.typ != "request" || resp.typ != "response" && resp.typ != "revisit" || req.target != resp.target || req.concurrentTo != resp.id {
 			t.Errorf("records %d-%d: %s %s → %s, %s %s", i+1, i+2, req.typ, req.target, req.concurrentTo, resp.typ, resp.id)
 		}
 		responses[resp.target] = resp
 	}
-	for _, p := range want[1:] {
+	for _, p := range want {
 		resp, ok := responses[base+p]
 		if !ok || resp.status != 200 {
 			t.Errorf("%s: no response record with status 200 (%v)", p, ok)
@@ -174,6 +174,11 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 	}
 	if p := responses[base+"/"].payload; !bytes.Equal(p, html("/about").Body) {
 		t.Errorf("the home page's payload %q", p)
+	}
+	// The two posts are the same bytes: the second is a revisit of the first.
+	p1, p2 := responses[base+"/posts/1"], responses[base+"/posts/2"]
+	if (p1.typ == "revisit") == (p2.typ == "revisit") || p1.profile+p2.profile != gowarc.ProfileIdenticalPayloadDigestV1_1 {
+		t.Errorf("the posts' records: %s %q and %s %q; want a response and an identical-payload-digest revisit", p1.typ, p1.profile, p2.typ, p2.profile)
 	}
 }
 
