@@ -167,7 +167,7 @@ func (c *crawler) crawl(f *polite.Fetcher, seeds []string) (sum summary, err err
 			if err := c.archive.Err(); err != nil {
 				return sum, err
 			}
-			c.archive.page(r)
+			c.archive.page(r, slices.Index(seeds, r.URL))
 		}
 		c.progress.result(r)
 		if slices.Contains(seeds, r.URL) {

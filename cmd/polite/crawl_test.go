@@ -110,7 +110,8 @@ func html(links ...string) politetest.Page {
 // R5.1, R1, R2: crawl follows links within the site and, with -sitemaps,
 // the sitemap index robots.txt lists and its gzipped child, each fetched
 // after robots.txt through the site's one budget; -o writes each
-// exchange, robots.txt's too, as a request and a response record.
+// exchange, robots.txt's too, as a request and a response record, and
+// -cdxj its index beside it.
 func TestCrawlSitemapsAndWARC(t *testing.T) {
 	t.Parallel()
 	fm := politetest.Start(t)
@@ -135,7 +136,7 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "crawl.warc.gz")
-	r := runCmd(t, "", "crawl", "-allow-private", "-sitemaps", "-o", out, base+"/")
+	r := runCmd(t, "", "crawl", "-allow-private", "-sitemaps", "-o", out, "-cdxj", base+"/")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -174,6 +175,10 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 	}
 	if p := responses[base+"/"].payload; !bytes.Equal(p, html("/about").Body) {
 		t.Errorf("the home page's payload %q", p)
+	}
+	// -cdxj: the index beside it, a line for each response and revisit.
+	if index, err := os.ReadFile(strings.TrimSuffix(out, ".warc.gz") + ".cdxj"); err != nil || bytes.Count(index, []byte("\n")) != 7 {
+		t.Errorf("crawl.cdxj: %v\n%s", err, index)
 	}
 	// The two posts are the same bytes: the second is a revisit of the first.
 	p1, p2 := responses[base+"/posts/1"], responses[base+"/posts/2"]

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -95,6 +94,19 @@ func TestCrawlArchiveReplays(t *testing.T) {
 		checkReplay(t, out, base+"/moved", landedText)
 		checkReplay(t, out, base+"/zipped", unzippedText)
 	})
+}
+
+// The README's recipe: polite crawl -demo -o demo.wacz, then polite
+// replay demo.wacz shows the demo's main page, its first seed's
+// (traps.test's home page), offline.
+func TestDemoReplays(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	dir := t.TempDir()
+	if r := runCmd(t, dir, "crawl", "-demo", "-o", "demo.wacz"); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	checkReplay(t, filepath.Join(dir, "demo.wacz"), "", "/blog/first-post")
 }
 
 // checkWACZ checks the package's layout and hashes, and returns the path
@@ -232,23 +244,17 @@ func checkWarcio(t *testing.T, warc, base, zippedPage string) {
 	}
 }
 
-// checkReplay serves the WACZ and ReplayWeb.page from loopback (the
-// replay command's handler), opens page in headless chromium, waits (within
-// a deadline) for text to show in the replayed page, and screenshots it.
+// checkReplay serves the WACZ and ReplayWeb.page from loopback with
+// polite replay, opens page ("" for the WACZ's main page) in headless
+// chromium, waits (within a deadline) for text to show in the replayed
+// page, and screenshots it.
 func checkReplay(t *testing.T, wacz, page, text string) {
 	t.Helper()
 	browser := needChromium(t)
-	h, err := newReplay(filepath.Join(replayKit, "node_modules", "replaywebpage"), wacz)
-	if err != nil {
-		t.Fatal(err)
+	open := startReplay(t, wacz)
+	if page != "" {
+		open += "?url=" + page
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(ln)
-	defer srv.Close()
 
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
@@ -260,7 +266,6 @@ func checkReplay(t *testing.T, wacz, page, text string) {
 	tab, cancel := chromedp.NewContext(alloc)
 	defer cancel()
 
-	open := "http://" + ln.Addr().String() + "/?url=" + page
 	if _, err := chromedp.Run(tab, chromedp.Navigate(open)); err != nil {
 		t.Fatalf("opening %s: %v", open, err)
 	}
@@ -268,26 +273,55 @@ func checkReplay(t *testing.T, wacz, page, text string) {
 	// polled, within a deadline.
 	ctx, stop := context.WithTimeout(tab, 90*time.Second)
 	defer stop()
-	var shown string
-	for !strings.Contains(shown, text) {
-		shown, err = chromedp.Run(ctx, chromedp.Evaluate[string](deepText))
-		if strings.Contains(shown, text) {
-			break
-		}
+	shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](deepText))
+	for !strings.Contains(shown, text) && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-			t.Errorf("replay of %s: %v; the replay showed %q, want %q", page, ctx.Err(), shown, text)
 		case <-time.After(250 * time.Millisecond):
-			continue
+			shown, _ = chromedp.Run(ctx, chromedp.Evaluate[string](deepText))
 		}
-		break
+	}
+	if !strings.Contains(shown, text) {
+		t.Errorf("replay of %s: %v; the replay showed %q, want %q", open, ctx.Err(), shown, text)
 	}
 	if png, err := chromedp.Run(tab, chromedp.FullScreenshot(90)); err == nil {
-		shot := filepath.Join(os.TempDir(), "polite-replay-"+filepath.Base(page)+".png")
+		name := "main"
+		if page != "" {
+			name = filepath.Base(page)
+		}
+		shot := filepath.Join(os.TempDir(), "polite-replay-"+strings.TrimSuffix(filepath.Base(wacz), ".wacz")+"-"+name+".png")
 		if err := os.WriteFile(shot, png, 0o666); err == nil {
-			t.Logf("screenshot of the replay of %s: %s", page, shot)
+			t.Logf("screenshot of %s: %s", open, shot)
 		}
 	}
+}
+
+// startReplay runs polite replay on wacz, on a port of its choosing,
+// until the test ends, and returns the address it serves.
+func startReplay(t *testing.T, wacz string) string {
+	t.Helper()
+	cmd := exec.Command(binary, "replay", "-serve", "127.0.0.1:0", "-ui", filepath.Join(replayKit, "node_modules", "replaywebpage"), wacz)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("polite replay, interrupted: %v\n%s", err, stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	_, addr, ok := strings.Cut(strings.TrimSpace(line), ": http://")
+	if err != nil || !ok {
+		t.Fatalf("polite replay said %q (%v)\n%s", line, err, stderr.String())
+	}
+	return "http://" + strings.TrimSuffix(addr, " (until interrupted)")
 }
 
 // deepText is a JavaScript expression: the text of the page and of every

@@ -20,11 +20,13 @@ import (
 )
 
 // output is what crawl -o writes: the Fetcher's Recorder, told of each
-// Result as well (a WACZ lists its pages), closed at the end of the crawl.
+// Result as well (a WACZ lists its pages; seed is the index of r's seed
+// among the crawl's, -1 for a page that is none), closed at the end of
+// the crawl.
 type output interface {
 	polite.Recorder
 	Err() error
-	page(r *polite.Result)
+	page(r *polite.Result, seed int)
 	Close() error
 }
 
@@ -52,7 +54,7 @@ type warcOut struct {
 	cdxj string
 }
 
-func (w *warcOut) page(*polite.Result) {}
+func (w *warcOut) page(*polite.Result, int) {}
 
 // Close closes the WARC, then writes its index.
 func (w *warcOut) Close() error {
@@ -82,6 +84,10 @@ type wacz struct {
 
 	mu    sync.Mutex
 	pages []waczPage
+	// main is the page of the first seed that is one (mainPageURL), and
+	// mainSeed that seed's index; -1 until one is seen.
+	main     string
+	mainSeed int
 }
 
 // waczPage is a line of pages.jsonl.
@@ -103,11 +109,12 @@ func createWACZ(path, software string) (*wacz, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &wacz{archive: a, path: path, dir: dir, software: software, created: time.Now()}, nil
+	return &wacz{archive: a, path: path, dir: dir, software: software, created: time.Now(), mainSeed: -1}, nil
 }
 
-// page lists r in pages.jsonl when it is a page: an HTML 2xx with no error.
-func (w *wacz) page(r *polite.Result) {
+// page lists r in pages.jsonl when it is a page: an HTML 2xx with no
+// error. The first seed's page is the main page.
+func (w *wacz) page(r *polite.Result, seed int) {
 	if r.Err != nil || r.Status < 200 || r.Status > 299 {
 		return
 	}
@@ -116,6 +123,9 @@ func (w *wacz) page(r *polite.Result) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if seed >= 0 && (w.mainSeed < 0 || seed < w.mainSeed) {
+		w.main, w.mainSeed = r.FinalURL, seed
+	}
 	w.pages = append(w.pages, waczPage{
 		ID: fmt.Sprintf("page-%d", len(w.pages)+1), URL: r.FinalURL,
 		TS: warcDate(r.Started).Format("2006-01-02T15:04:05.000000Z"),
@@ -223,12 +233,13 @@ func (w *wacz) datapackage(resources []waczResource) ([]byte, error) {
 	}, "", "  ")
 }
 
-// mainPage is the first page listed, "" when there is none.
+// mainPage is the first seed's page, else the first page listed; ""
+// when there is none.
 func (w *wacz) mainPage() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.pages) == 0 {
-		return ""
+	if w.main != "" || len(w.pages) == 0 {
+		return w.main
 	}
 	return w.pages[0].URL
 }
