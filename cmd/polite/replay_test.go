@@ -341,3 +341,33 @@ const deepText = `(() => {
   walk(document);
   return out;
 })()`
+
+// polite replay says in one line what it cannot serve: a -ui without
+// ReplayWeb.page, a file that is no WACZ, no file at all.
+func TestReplayRefuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notWACZ := filepath.Join(dir, "crawl.warc.gz")
+	if err := os.WriteFile(notWACZ, []byte("WARC/1.1\r\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ui := filepath.Join(dir, "ui")
+	os.Mkdir(ui, 0o777)
+	for _, name := range []string{"sw.js", "ui.js"} {
+		os.WriteFile(filepath.Join(ui, name), nil, 0o666)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"replay", "-ui", dir, notWACZ}, 1, "no ReplayWeb.page there"},
+		{[]string{"replay", "-ui", ui, notWACZ}, 1, "not a valid zip file"},
+		{[]string{"replay", "-ui", ui}, 2, "want one .wacz file"},
+	} {
+		r := runCmd(t, dir, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.says) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("polite %s: exit %d, stderr %q; want %d and a line saying %q", strings.Join(c.args, " "), r.code, r.stderr, c.code, c.says)
+		}
+	}
+}
