@@ -73,6 +73,9 @@ type Exchange struct {
 	// "disconnect" (cut short or stalled), "unspecified" (a type not
 	// read); "" when it is whole.
 	Truncated string
+	// CopyFetched is, for a 304, when the stored copy it confirmed was
+	// fetched (R6.2): what an archive's revisit record refers to.
+	CopyFetched time.Time
 	// Failed is set when the exchange is a failure of the host (R2.5):
 	// 429, 5xx, a body cut short, no answer. Such a URL may be tried again.
 	Failed bool
@@ -119,6 +122,9 @@ func (r *recording) overRaw() bool { return r != nil && r.raw != nil && r.raw.ov
 // finish fills in what the request came to.
 func (r *recording) finish(c *completion) {
 	r.Started, r.Ended, r.Err = c.Start, c.End, c.err
+	if c.stored != nil {
+		r.CopyFetched = c.stored.Fetched
+	}
 	r.Body = c.body
 	if r.raw != nil {
 		r.Body = r.raw.buf

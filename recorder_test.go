@@ -165,3 +165,29 @@ func TestRecorderCapsRawAndDecoded(t *testing.T) {
 		t.Errorf("the bomb's raw bytes decode to %d bytes, want at least the %d read", n, max)
 	}
 }
+
+// R6.2: a 304 is recorded as it came, with when the stored copy it
+// confirmed was fetched.
+func TestRecorderNotModified(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "etag.test", Pages: map[string]politetest.Page{"/": {ETag: `"v1"`}}})
+	store := polite.NewMemoryStore()
+	u := r.url(h, "/")
+	r.start(polite.Config{Store: store})
+	r.add(u)
+	first := r.results(1)[u]
+	r.f.Close()
+	var rec exchanges
+	r.start(polite.Config{Store: store, Recorder: &rec})
+	r.add(u)
+	if again := r.results(1)[u]; !again.NotModified {
+		t.Fatalf("second fetch: %d, not modified %v", again.Status, again.NotModified)
+	}
+	ex := rec.to(u)
+	if len(ex) != 1 || ex[0].Status != 304 || len(ex[0].Body) != 0 || ex[0].RequestHeader.Get("If-None-Match") != `"v1"` {
+		t.Fatalf("the 304's exchanges: %+v", ex)
+	}
+	if want := first.Started.Add(first.Duration); !ex[0].CopyFetched.Equal(want) {
+		t.Errorf("CopyFetched %v, want when the first response ended, %v", ex[0].CopyFetched, want)
+	}
+}

@@ -59,7 +59,7 @@ func archiveExchanges(t *testing.T) ([]polite.Exchange, []string) {
 			URL: "https://example.com/old", Addr: addr, Try: 1, Started: at(3),
 			RequestHeader: http.Header{"User-Agent": {"polite-test/1.0"}, "If-None-Match": {`"v1"`}},
 			StatusLine:    "HTTP/1.1 304 Not Modified", Status: 304,
-			Header: http.Header{"Etag": {`"v1"`}, "Date": {"Tue, 01 Dec 2026 08:30:17 GMT"}},
+			Header: http.Header{"Etag": {`"v1"`}, "Date": {"Tue, 01 Dec 2026 08:30:17 GMT"}}, CopyFetched: archiveStart.Add(-24 * time.Hour),
 		},
 		{
 			URL: "https://example.com:8443/big.bin", Addr: netip.MustParseAddrPort("192.0.2.11:8443"), Try: 1, RequestHeader: ua, Started: at(4),
@@ -432,6 +432,9 @@ func checkRevisit(t *testing.T, rev gowarc.WarcRecord, ex polite.Exchange, first
 	if ex.Status == http.StatusNotModified {
 		if ref.Profile != gowarc.ProfileServerNotModifiedV1_1 || ref.TargetUri != ex.URL || ref.TargetRecordId != "" {
 			t.Errorf("revisit %s: %+v", ex.URL, ref)
+		}
+		if date, err := time.Parse(time.RFC3339, ref.TargetDate); err != nil || !date.Equal(ex.CopyFetched.Truncate(time.Microsecond)) {
+			t.Errorf("revisit %s: WARC-Refers-To-Date %q, want %v", ex.URL, ref.TargetDate, ex.CopyFetched.UTC())
 		}
 	} else {
 		date, _ := first.Date()

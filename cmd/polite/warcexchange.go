@@ -125,11 +125,17 @@ func (a *archive) response(ex polite.Exchange) (gowarc.WarcRecord, error) {
 }
 
 // notModified builds the revisit record of a 304: its head, pointing at
-// the stored copy by URL; that copy is in an earlier crawl's archive.
+// the stored copy by URL and date; that copy is in an earlier crawl's
+// archive, its record id not known here. CopyFetched is when the copy's
+// response ended; its record's WARC-Date is when the request began: a
+// replay tool finds the original by target and the closest date.
 func (a *archive) notModified(ex polite.Exchange) (gowarc.WarcRecord, error) {
 	rb := a.builder(gowarc.Revisit, ex, httpResponseType)
 	rb.AddWarcHeader(gowarc.WarcProfile, gowarc.ProfileServerNotModifiedV1_1)
 	rb.AddWarcHeader(gowarc.WarcRefersToTargetURI, ex.URL)
+	if !ex.CopyFetched.IsZero() {
+		rb.AddWarcHeaderTime(gowarc.WarcRefersToDate, warcDate(ex.CopyFetched))
+	}
 	return build(rb, head(ex))
 }
 
