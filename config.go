@@ -195,6 +195,12 @@ type Config struct {
 	// requests to one address come in the order they were made. It must
 	// return quickly and must not call the Fetcher.
 	OnRequest func(RequestEvent)
+
+	// Recorder, when set, is given every exchange with a server as it was
+	// on the wire: the request as sent, the response's head and its body
+	// undecoded (a web archive's records). Nil: nothing is recorded, at no
+	// cost. See Recorder.
+	Recorder Recorder
 }
 
 // API declares a host that is a documented public API (R5.5).
@@ -245,6 +251,7 @@ type settings struct {
 	apis         map[string]API      // by lower-case host name
 	unrestricted map[string]struct{} // by lower-case host name
 	onRequest    func(RequestEvent)
+	recorder     Recorder // nil: no exchange recorded
 	types        mediaTypes
 	pages        PageStore   // nil: pages are not kept, requests not conditional (R6)
 	robotsStore  RobotsStore // nil: robots.txt copies last the run
@@ -272,6 +279,7 @@ func (c Config) settle() (settings, error) {
 		maxBackoff:   c.MaxBackoff,
 		horizon:      c.Horizon,
 		onRequest:    c.OnRequest,
+		recorder:     c.Recorder,
 		robotsStore:  c.RobotsStore,
 		hosts:        c.HostStore,
 		coolOff:      c.CoolOff,

@@ -33,6 +33,8 @@ type completion struct {
 	// verdict is what the response meant (R3.5), judged in the worker:
 	// challenge detection reads the body, outside the scheduler's lock.
 	verdict Verdict
+	// rec is the exchange for Config.Recorder; nil without one.
+	rec *recording
 }
 
 // fetch makes one GET request for a job's task on its budget's pinned
@@ -66,6 +68,11 @@ func (f *Fetcher) fetch(j schedule.Job, rc *requestContexts) *schedule.Completio
 		f.keepRobots(t, c)
 	}
 	f.judge(t, c)
+	if c.rec != nil {
+		c.rec.finish(c)
+		c.rec.Failed = c.Failed
+		f.set.recorder.Record(c.rec.Exchange)
+	}
 	return &c.Completion
 }
 
@@ -154,6 +161,11 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 	// Only these headers: no cookies, no Authorization (R8.2).
 	f.headers.set(req.Header, t.Unrestricted(), t.Robots(), ifNoneMatch, ifModifiedSince)
 	c.request = req.Header
+	if f.set.recorder != nil {
+		c.request = req.Header.Clone() // Result.Request: what the fetcher set, as without one
+		c.rec = startRecording(req, Exchange{URL: t.URL(), Addr: dialAddr(b.Addr(), req.URL), Robots: t.Robots(),
+			Try: t.Retries() + 1, Hop: len(t.Hops())})
+	}
 	req.Close = conn.Closes || conn.Drained
 	// Signed last, once every header is set, and on every attempt and hop.
 	if f.set.signer != nil {
@@ -186,6 +198,9 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 		c.End = f.clk.Now()
 		c.err = fmt.Errorf("polite: %s answered status %03d: not an HTTP status", t.URL(), resp.StatusCode)
 		return c
+	}
+	if c.rec != nil {
+		c.rec.answer(resp, maxBody) // a gzip body is decoded from here on, its raw bytes kept
 	}
 	c.Status, c.header = resp.StatusCode, resp.Header
 	ok := c.Status >= 200 && c.Status <= 299
@@ -222,6 +237,9 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 		size = -1
 	}
 	c.body, c.truncated, err = readCapped(body, maxBody, size)
+	if c.rec.overRaw() { // the cap holds for the raw bytes too
+		c.truncated, err = true, nil
+	}
 	if err == nil && !c.truncated {
 		// Read to its end: net/http keeps the connection for the next
 		// request, unless either side asked to close it.

@@ -48,8 +48,10 @@ type Result struct {
 	// User-Agent, Accept, From when configured, and a conditional
 	// request's validators (R4, R6.1). net/http adds the Host and the
 	// Accept-Encoding of its transparent gzip on the wire, and decodes the
-	// body: Header and Body are the response as decoded. Nil when no
-	// request was made.
+	// body: Header and Body are the response as decoded (with a Recorder,
+	// the fetcher sends that Accept-Encoding and decodes, to the same
+	// effect; the Exchange has the bytes as sent). Nil when no request
+	// was made.
 	Request http.Header
 
 	// Err is nil for a page, and says why otherwise (R11.1).

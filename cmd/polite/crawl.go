@@ -24,7 +24,8 @@ import (
 func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 	maxURLs := fs.Int("max", 100, "the most URLs to fetch, sitemaps included")
 	sitemaps := fs.Bool("sitemaps", false, "also read the sitemaps each seed's robots.txt lists, and fetch their pages")
-	warcPath := fs.String("o", "", "write each URL's last exchange to this WARC 1.1 file (.warc.gz: gzip per record)")
+	warcPath := fs.String("o", "", "write every exchange to this WARC 1.1 file (.warc.gz: gzip per record), or to a WACZ 1.1.1 package (.wacz)")
+	cdxj := fs.Bool("cdxj", false, "with -o of a WARC file, write its CDXJ index beside it (crawl.warc.gz → crawl.cdxj)")
 	storePath := fs.String("store", "", "a store file: page copies (conditional requests), robots.txt and refusals across runs")
 	serveAddr := fs.String("serve", "", "show the crawl live on a web page at this address (\":8080\" binds loopback)")
 	var ff fetcherFlags
@@ -66,7 +67,7 @@ func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 			cfg.Store = st
 		}
 		if *warcPath != "" {
-			a, err := createArchive(*warcPath, "polite/"+polite.DefaultVersion)
+			a, err := openOutput(*warcPath, "polite/"+polite.DefaultVersion, *cdxj)
 			if err != nil {
 				return fail(e, "crawl", err)
 			}
@@ -76,6 +77,7 @@ func crawlCommand(fs *flag.FlagSet) func(env, []string) int {
 				}
 			}()
 			c.archive = a
+			cfg.Recorder = a
 		}
 		if *serveAddr != "" {
 			ln, err := listenLive(*serveAddr)
@@ -127,7 +129,7 @@ type crawler struct {
 	max      int
 	sitemaps bool
 	sites    []*url.URL // the seeds: their hosts and the hosts under them
-	archive  *archive
+	archive  output     // nil without -o
 	live     *live
 
 	added    map[string]bool // every URL added: a crawler keeps its own frontier
@@ -162,9 +164,10 @@ func (c *crawler) crawl(f *polite.Fetcher, seeds []string) (sum summary, err err
 			return sum, err
 		}
 		if c.archive != nil {
-			if err := c.archive.add(r); err != nil {
+			if err := c.archive.Err(); err != nil {
 				return sum, err
 			}
+			c.archive.page(r, slices.Index(seeds, r.URL))
 		}
 		c.progress.result(r)
 		if slices.Contains(seeds, r.URL) {

@@ -110,7 +110,8 @@ func html(links ...string) politetest.Page {
 // R5.1, R1, R2: crawl follows links within the site and, with -sitemaps,
 // the sitemap index robots.txt lists and its gzipped child, each fetched
 // after robots.txt through the site's one budget; -o writes each
-// exchange as a request and a response record.
+// exchange, robots.txt's too, as a request and a response record, and
+// -cdxj its index beside it.
 func TestCrawlSitemapsAndWARC(t *testing.T) {
 	t.Parallel()
 	fm := politetest.Start(t)
@@ -135,7 +136,7 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "crawl.warc.gz")
-	r := runCmd(t, "", "crawl", "-allow-private", "-sitemaps", "-o", out, base+"/")
+	r := runCmd(t, "", "crawl", "-allow-private", "-sitemaps", "-o", out, "-cdxj", base+"/")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -155,18 +156,18 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 	}
 
 	recs := readWARC(t, out)
-	if len(recs) != 1+2*6 || recs[0].typ != "warcinfo" {
-		t.Fatalf("%d records, first %q; want warcinfo and a request and a response for each of 6 URLs", len(recs), recs[0].typ)
+	if len(recs) != 1+2*7 || recs[0].typ != "warcinfo" {
+		t.Fatalf("%d records, first %q; want warcinfo and a request and a response for robots.txt and each of 6 URLs", len(recs), recs[0].typ)
 	}
 	responses := map[string]record{}
 	for i := 1; i < len(recs); i += 2 {
 		req, resp := recs[i], recs[i+1]
-		if req.typ != "request" || resp.typ != "response" || req.target != resp.target || req.concurrentTo != resp.id {
+		if req.typ != "request" || resp.typ != "response" && resp.typ != "revisit" || req.target != resp.target || req.concurrentTo != resp.id {
 			t.Errorf("records %d-%d: %s %s → %s, %s %s", i+1, i+2, req.typ, req.target, req.concurrentTo, resp.typ, resp.id)
 		}
 		responses[resp.target] = resp
 	}
-	for _, p := range want[1:] {
+	for _, p := range want {
 		resp, ok := responses[base+p]
 		if !ok || resp.status != 200 {
 			t.Errorf("%s: no response record with status 200 (%v)", p, ok)
@@ -174,6 +175,15 @@ func TestCrawlSitemapsAndWARC(t *testing.T) {
 	}
 	if p := responses[base+"/"].payload; !bytes.Equal(p, html("/about").Body) {
 		t.Errorf("the home page's payload %q", p)
+	}
+	// -cdxj: the index beside it, a line for each response and revisit.
+	if index, err := os.ReadFile(strings.TrimSuffix(out, ".warc.gz") + ".cdxj"); err != nil || bytes.Count(index, []byte("\n")) != 7 {
+		t.Errorf("crawl.cdxj: %v\n%s", err, index)
+	}
+	// The two posts are the same bytes: the second is a revisit of the first.
+	p1, p2 := responses[base+"/posts/1"], responses[base+"/posts/2"]
+	if (p1.typ == "revisit") == (p2.typ == "revisit") || p1.profile+p2.profile != gowarc.ProfileIdenticalPayloadDigestV1_1 {
+		t.Errorf("the posts' records: %s %q and %s %q; want a response and an identical-payload-digest revisit", p1.typ, p1.profile, p2.typ, p2.profile)
 	}
 }
 

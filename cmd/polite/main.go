@@ -13,9 +13,10 @@
 //	polite robots [-agent NAME] FILE|URL PATH...
 //	polite explain [-status N] [-header 'Name: value']... [-body FILE | -response FILE]
 //	polite get [-json] URL...
-//	polite crawl [-max N] [-sitemaps] [-o out.warc.gz] [-store crawl.db] [-serve ADDR] URL...
+//	polite crawl [-max N] [-sitemaps] [-o out.warc.gz|out.wacz] [-cdxj] [-store crawl.db] [-serve ADDR] URL...
 //	polite timeline [-o timeline.svg]
 //	polite keys new FILE | directory KEYFILE...
+//	polite replay [-serve ADDR] [-ui DIR] crawl.wacz
 //	polite help [COMMAND]
 //
 // robots says, for each path, whether the crawler may fetch it and which
@@ -34,15 +35,19 @@
 // crawl follows the links of each seed within its site (its host and the
 // hosts under it), up to -max URLs. On a terminal it draws a progress
 // line; otherwise it prints plain lines. -sitemaps also reads the
-// sitemaps robots.txt lists; -o writes each URL's last exchange to a WARC
-// 1.1 file, as net/http gave it (the body decoded; robots.txt and
-// redirect hops are not recorded); -store keeps page copies (so a second
+// sitemaps robots.txt lists; -o writes every exchange (robots.txt, each
+// redirect hop and try, 304s, pages) to a WARC 1.1 file with the bytes as
+// the server sent them, or with a .wacz name to a WACZ 1.1.1 package;
+// -cdxj writes a WARC's CDXJ index beside it; -store keeps page copies (so a second
 // crawl asks conditionally), robots.txt and refusals across runs; -serve
 // shows the crawl live on a web page, one row per server address. Its
 // exit status is 1 when a seed is no page.
 //
 // timeline crawls the embedded farm and draws the requests and rests of
 // each server address as an SVG.
+//
+// replay serves a WACZ and ReplayWeb.page (the npm package replaywebpage,
+// found with -ui) from loopback, to replay a crawl in a browser offline.
 //
 // keys new writes a new Ed25519 private key to FILE (mode 0600, never
 // over an existing file) and prints its public JWK and thumbprint; keys
@@ -104,9 +109,10 @@ var commands = []command{
 	{"robots", "[-agent NAME] FILE|URL PATH...", "what a robots.txt allows, and which line decided", robotsCommand},
 	{"explain", "[-status N] [-header 'Name: value']... [-body FILE | -response FILE]", "what a response means to a polite fetcher", explainCommand},
 	{"get", "[-json] [-demo] URL...", "fetch URLs politely, one line per result", getCommand},
-	{"crawl", "[-max N] [-sitemaps] [-o out.warc.gz] [-store crawl.db] [-serve ADDR] [-demo] URL...", "crawl sites politely", crawlCommand},
+	{"crawl", "[-max N] [-sitemaps] [-o out.warc.gz|out.wacz] [-cdxj] [-store crawl.db] [-serve ADDR] [-demo] URL...", "crawl sites politely", crawlCommand},
 	{"timeline", "[-o timeline.svg]", "draw the requests and rests of a farm crawl as SVG", timelineCommand},
 	{"keys", "new FILE | directory KEYFILE...", "make a request-signing key; print the key directory", keysCommand},
+	{"replay", "[-serve ADDR] [-ui DIR] crawl.wacz", "replay a crawl's WACZ in ReplayWeb.page, served from loopback", replayCommand},
 }
 
 // errUsage marks an error in the command line: exit status 2.

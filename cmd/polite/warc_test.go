@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,10 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,93 +27,99 @@ import (
 
 var archiveStart = time.Date(2026, 12, 1, 9, 30, 15, 123456789, time.FixedZone("CET", 3600))
 
-// archiveResults are one crawl's Results, one of each kind the archive
-// tells apart; the Status 0 one writes nothing.
-func archiveResults() []*polite.Result {
-	return []*polite.Result{
-		{ // a page, reached through a redirect
-			URL:       "http://example.com/a",
-			FinalURL:  "https://example.com/page?x=1",
-			Redirects: []polite.Hop{{URL: "http://example.com/a", Status: 301, Location: "https://example.com/page?x=1"}},
-			Status:    200,
-			Header:    http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Etag": {`"v1"`}},
-			Body:      []byte("<!doctype html><title>Page</title><p>Hello"),
-			Request:   http.Header{"User-Agent": {"polite-test/1.0 (+https://example.org/bot)"}, "Accept": {"text/html"}},
-			Addr:      netip.MustParseAddr("192.0.2.10"),
-			Started:   archiveStart,
+// archivePage is the page the archive's exchanges serve gzip-encoded,
+// and again, identical, at another URL.
+const archivePage = "<!doctype html><title>Page</title><p>Hello"
+
+// archiveExchanges are one crawl's exchanges, one of each kind the
+// archive tells apart, and the record type each answer gets.
+func archiveExchanges(t *testing.T) ([]polite.Exchange, []string) {
+	ua := http.Header{"User-Agent": {"polite-test/1.0 (+https://example.org/bot)"}, "Accept": {"text/html"}, "Accept-Encoding": {"gzip"}}
+	addr := netip.MustParseAddrPort("192.0.2.10:443")
+	at := func(i int) time.Time { return archiveStart.Add(time.Duration(i) * time.Second) }
+	zipped := gzipped(t, archivePage)
+	ex := []polite.Exchange{
+		{ // a redirect hop
+			URL: "http://example.com/a", Addr: netip.MustParseAddrPort("192.0.2.10:80"), Try: 1, RequestHeader: ua, Started: at(0),
+			StatusLine: "HTTP/1.1 301 Moved Permanently", Status: 301,
+			Header: http.Header{"Location": {"https://example.com/page?x=1"}, "Content-Length": {"0"}},
+		},
+		{ // where it led: a page sent gzip-encoded, stored so
+			URL: "https://example.com/page?x=1", Addr: addr, Try: 1, Hop: 1, RequestHeader: ua, Started: at(1),
+			StatusLine: "HTTP/1.1 200 OK", Status: 200,
+			Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Etag": {`"v1"`}, "Content-Encoding": {"gzip"},
+				"Content-Length": {fmt.Sprint(len(zipped))}},
+			Body: zipped,
 		},
 		{
-			URL: "https://example.com/missing", FinalURL: "https://example.com/missing",
-			Status:  404,
-			Header:  http.Header{"Content-Type": {"text/plain"}},
-			Body:    []byte("not found"),
-			Request: http.Header{"User-Agent": {"polite-test/1.0"}},
-			Addr:    netip.MustParseAddr("fe80::1%eth0"),
-			Started: archiveStart.Add(time.Second),
+			URL: "https://example.com/missing", Addr: netip.MustParseAddrPort("[fe80::1%eth0]:443"), Try: 1, RequestHeader: ua, Started: at(2),
+			StatusLine: "HTTP/1.1 404 Not Found", Status: 404, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("not found"),
 		},
-		{ // revalidated: Header and Body are the stored copy's
-			URL: "https://example.com/page?x=1", FinalURL: "https://example.com/page?x=1",
-			Status:            200,
-			Header:            http.Header{"Content-Type": {"text/html"}},
-			Body:              []byte("<p>stored copy"),
-			NotModified:       true,
-			NotModifiedHeader: http.Header{"Etag": {`"v1"`}, "Date": {"Tue, 01 Dec 2026 08:30:17 GMT"}},
-			CopyFetched:       archiveStart.Add(-24 * time.Hour),
-			Request:           http.Header{"User-Agent": {"polite-test/1.0"}, "If-None-Match": {`"v1"`}},
-			Addr:              netip.MustParseAddr("192.0.2.10"),
-			Started:           archiveStart.Add(2 * time.Second),
+		{ // revalidated
+			URL: "https://example.com/old", Addr: addr, Try: 1, Started: at(3),
+			RequestHeader: http.Header{"User-Agent": {"polite-test/1.0"}, "If-None-Match": {`"v1"`}},
+			StatusLine:    "HTTP/1.1 304 Not Modified", Status: 304,
+			Header: http.Header{"Etag": {`"v1"`}, "Date": {"Tue, 01 Dec 2026 08:30:17 GMT"}}, CopyFetched: archiveStart.Add(-24 * time.Hour),
 		},
 		{
-			URL: "https://example.com:8443/big.bin", FinalURL: "https://example.com:8443/big.bin",
-			Status:    200,
-			Header:    http.Header{"Content-Type": {"application/octet-stream"}, "Content-Length": {"1000"}},
-			Body:      []byte("0123456789"),
-			Truncated: true,
-			Request:   http.Header{"User-Agent": {"polite-test/1.0"}},
-			Addr:      netip.MustParseAddr("192.0.2.11"),
-			Started:   archiveStart.Add(3 * time.Second),
+			URL: "https://example.com:8443/big.bin", Addr: netip.MustParseAddrPort("192.0.2.11:8443"), Try: 1, RequestHeader: ua, Started: at(4),
+			StatusLine: "HTTP/1.1 200 OK", Status: 200,
+			Header: http.Header{"Content-Type": {"application/octet-stream"}, "Content-Length": {"1000"}},
+			Body:   []byte("0123456789"), Truncated: "length", Err: polite.ErrBodyTooLarge,
 		},
 		{ // the server announced more than it sent
-			URL: "https://example.com/cut", FinalURL: "https://example.com/cut",
-			Status:  200,
-			Header:  http.Header{"Content-Type": {"text/html"}, "Content-Length": {"10000"}},
-			Body:    []byte("<p>the first part"),
-			Err:     fmt.Errorf("%w: 17 of 10000 bytes", polite.ErrIncompleteBody),
-			Request: http.Header{"User-Agent": {"polite-test/1.0"}},
-			Addr:    netip.MustParseAddr("192.0.2.10"),
-			Started: archiveStart.Add(4 * time.Second),
+			URL: "https://example.com/cut", Addr: addr, Try: 1, RequestHeader: ua, Started: at(5),
+			StatusLine: "HTTP/1.1 200 OK", Status: 200, Header: http.Header{"Content-Type": {"text/html"}, "Content-Length": {"10000"}},
+			Body: []byte("<p>the first part"), Truncated: "disconnect", Failed: true,
+			Err: fmt.Errorf("%w: 17 of 10000 bytes", polite.ErrIncompleteBody),
 		},
 		{ // a type not read: the body was left unread
-			URL: "https://example.com/img.png", FinalURL: "https://example.com/img.png",
-			Status:  200,
-			Header:  http.Header{"Content-Type": {"image/png"}, "Content-Length": {"5000"}},
-			Err:     &polite.ContentTypeError{URL: "https://example.com/img.png", Type: "image/png"},
-			Request: http.Header{"User-Agent": {"polite-test/1.0"}},
-			Addr:    netip.MustParseAddr("192.0.2.10"),
-			Started: archiveStart.Add(5 * time.Second),
+			URL: "https://example.com/img.png", Addr: addr, Try: 1, RequestHeader: ua, Started: at(6),
+			StatusLine: "HTTP/1.1 200 OK", Status: 200, Header: http.Header{"Content-Type": {"image/png"}, "Content-Length": {"5000"}},
+			Truncated: "unspecified", Err: &polite.ContentTypeError{URL: "https://example.com/img.png", Type: "image/png"},
 		},
-		{
-			URL: "https://down.example/", FinalURL: "https://down.example/",
-			Err: errors.New("dial tcp: connection refused"),
+		{ // a failed try, tried again later
+			URL: "https://example.com/busy", Addr: addr, Try: 1, RequestHeader: ua, Started: at(7),
+			StatusLine: "HTTP/1.1 503 Service Unavailable", Status: 503, Header: http.Header{"Content-Type": {"text/plain"}},
+			Body: []byte("busy"), Failed: true,
+		},
+		{ // no answer
+			URL: "https://down.example/", Addr: netip.MustParseAddrPort("192.0.2.12:443"), Try: 2, RequestHeader: ua, Started: at(8),
+			Failed: true, Err: errors.New("dial tcp: connection refused"),
+		},
+		{ // the page again, under another URL: the same payload
+			URL: "https://example.com/copy", Addr: addr, Try: 1, RequestHeader: ua, Started: at(9),
+			StatusLine: "HTTP/1.1 200 OK", Status: 200,
+			Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Content-Encoding": {"gzip"}},
+			Body:   zipped,
+		},
+		{ // sent chunked, stored de-chunked
+			URL: "https://example.com/chunked", Addr: addr, Try: 1, RequestHeader: ua, Started: at(10),
+			StatusLine: "HTTP/1.1 200 OK", Status: 200, Header: http.Header{"Content-Type": {"text/html"}},
+			TransferEncoding: []string{"chunked"}, Body: []byte("<p>streamed"),
 		},
 	}
+	answers := []string{"response", "response", "response", "revisit", "response", "response", "response", "metadata", "metadata", "revisit", "response"}
+	return ex, answers
 }
 
-// writeArchive writes results to a new archive at path.
-func writeArchive(t *testing.T, path string, results []*polite.Result) {
+// writeArchive writes exchanges to a new archive at path.
+func writeArchive(t *testing.T, path string, exchanges []polite.Exchange) *archive {
 	t.Helper()
 	a, err := createArchive(path, "polite/test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range results {
-		if err := a.add(r); err != nil {
-			t.Fatalf("add %s: %v", r.FinalURL, err)
-		}
+	for _, ex := range exchanges {
+		a.Record(ex)
+	}
+	if err := a.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return a
 }
 
 // readArchive reads every record back under strict validation, failing
@@ -163,12 +173,15 @@ func sha1Base32(b []byte) string {
 	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
 }
 
+// Every exchange is a request record and the record of its answer
+// (warcexchange.go), read back strictly by gowarc, each seekable by its
+// offset, each named in the index at that offset.
 func TestArchiveRoundTrip(t *testing.T) {
 	for _, name := range []string{"crawl.warc", "crawl.warc.gz"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
-			results := archiveResults()
-			writeArchive(t, path, results)
+			exchanges, answers := archiveExchanges(t)
+			a := writeArchive(t, path, exchanges)
 
 			raw, err := os.ReadFile(path)
 			if err != nil {
@@ -180,17 +193,21 @@ func TestArchiveRoundTrip(t *testing.T) {
 			}
 
 			recs := readArchive(t, path)
-			var types []string
+			var types, want []string
 			for _, rec := range recs {
 				types = append(types, rec.WarcRecord.Type().String())
 			}
-			want := "warcinfo request response request response request revisit request response request response request response"
-			if got := strings.Join(types, " "); got != want {
-				t.Fatalf("record types\n got %s\nwant %s", got, want)
+			want = append(want, "warcinfo")
+			for _, answer := range answers {
+				want = append(want, "request", answer)
+			}
+			if got := strings.Join(types, " "); got != strings.Join(want, " ") {
+				t.Fatalf("record types\n got %s\nwant %s", got, strings.Join(want, " "))
 			}
 
 			info := recs[0].WarcRecord
 			checkWarcinfo(t, info, name)
+			offsets := map[int64]string{}
 			for i, rec := range recs[1:] {
 				h := rec.WarcRecord.WarcHeader()
 				if got := h.GetId(gowarc.WarcWarcinfoID); got != info.RecordId() {
@@ -205,43 +222,87 @@ func TestArchiveRoundTrip(t *testing.T) {
 					}
 				}
 				checkSeek(t, path, rec)
+				offsets[rec.Offset] = rec.WarcRecord.RecordId()
 			}
+			checkIndex(t, a, recs, offsets)
 
-			// pairs: the request and answer of each Result with a response
-			pairs := [][2]gowarc.WarcRecord{}
-			for i := 1; i+1 < len(recs); i += 2 {
-				pairs = append(pairs, [2]gowarc.WarcRecord{recs[i].WarcRecord, recs[i+1].WarcRecord})
-			}
-			for i, p := range pairs {
-				r := results[i]
-				req, resp := p[0], p[1]
-				for _, rec := range p {
+			for i, ex := range exchanges {
+				req, answer := recs[1+2*i].WarcRecord, recs[2+2*i].WarcRecord
+				for _, rec := range []gowarc.WarcRecord{req, answer} {
 					h := rec.WarcHeader()
-					if got := h.Get(gowarc.WarcTargetURI); got != r.FinalURL {
-						t.Errorf("%s %s: WARC-Target-URI %q", rec.Type(), r.FinalURL, got)
+					if got := h.Get(gowarc.WarcTargetURI); got != ex.URL {
+						t.Errorf("%s %s: WARC-Target-URI %q", rec.Type(), ex.URL, got)
 					}
 					date, err := rec.Date()
-					if err != nil || !date.Equal(r.Started.Truncate(time.Microsecond)) {
-						t.Errorf("%s %s: WARC-Date %q (%v), want %v", rec.Type(), r.FinalURL, h.Get(gowarc.WarcDate), err, r.Started.UTC())
+					if err != nil || !date.Equal(ex.Started.Truncate(time.Microsecond)) {
+						t.Errorf("%s %s: WARC-Date %q (%v), want %v", rec.Type(), ex.URL, h.Get(gowarc.WarcDate), err, ex.Started.UTC())
 					}
-					if got, want := h.Get(gowarc.WarcIPAddress), r.Addr.WithZone("").String(); got != want {
-						t.Errorf("%s %s: WARC-IP-Address %q, want %q", rec.Type(), r.FinalURL, got, want)
+					if got, want := h.Get(gowarc.WarcIPAddress), ex.Addr.Addr().WithZone("").String(); got != want {
+						t.Errorf("%s %s: WARC-IP-Address %q, want %q", rec.Type(), ex.URL, got, want)
 					}
 				}
-				if got := req.WarcHeader().GetAll(gowarc.WarcConcurrentTo); len(got) != 1 || got[0] != "<"+resp.RecordId()+">" {
-					t.Errorf("request %s: WARC-Concurrent-To %q, want <%s>", r.FinalURL, got, resp.RecordId())
+				if got := req.WarcHeader().GetAll(gowarc.WarcConcurrentTo); len(got) != 1 || got[0] != "<"+answer.RecordId()+">" {
+					t.Errorf("request %s: WARC-Concurrent-To %q, want <%s>", ex.URL, got, answer.RecordId())
 				}
-				if got := resp.WarcHeader().GetAll(gowarc.WarcConcurrentTo); len(got) != 1 || got[0] != "<"+req.RecordId()+">" {
-					t.Errorf("%s %s: WARC-Concurrent-To %q, want <%s>", resp.Type(), r.FinalURL, got, req.RecordId())
+				if got := answer.WarcHeader().GetAll(gowarc.WarcConcurrentTo); len(got) != 1 || got[0] != "<"+req.RecordId()+">" {
+					t.Errorf("%s %s: WARC-Concurrent-To %q, want <%s>", answer.Type(), ex.URL, got, req.RecordId())
 				}
-				checkRequest(t, req, r)
-				if r.NotModified {
-					checkRevisit(t, resp, r)
-				} else {
-					checkResponse(t, resp, r)
+				checkRequest(t, req, ex)
+				switch answers[i] {
+				case "metadata":
+					checkNote(t, answer, ex)
+				case "revisit":
+					checkRevisit(t, answer, ex, recs[4].WarcRecord)
+				default:
+					checkResponse(t, answer, ex)
 				}
 			}
 		})
+	}
+}
+
+// checkIndex checks the archive's CDXJ: a line for each response and
+// revisit record, sorted, each at a record's offset.
+func checkIndex(t *testing.T, a *archive, recs []gowarc.Record, offsets map[int64]string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := a.writeCDXJ(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := 0
+	for _, rec := range recs {
+		if tp := rec.WarcRecord.Type(); tp == gowarc.Response || tp == gowarc.Revisit {
+			want++
+		}
+	}
+	if len(lines) != want || !slices.IsSorted(lines) {
+		t.Fatalf("index: %d lines (sorted: %v), want %d:\n%s", len(lines), slices.IsSorted(lines), want, b.String())
+	}
+	for _, l := range lines {
+		key, rest, _ := strings.Cut(l, " ")
+		ts, js, _ := strings.Cut(rest, " ")
+		var f cdxFields
+		if err := json.Unmarshal([]byte(js), &f); err != nil {
+			t.Fatalf("index line %q: %v", l, err)
+		}
+		off, _ := strconv.ParseInt(f.Offset, 10, 64)
+		if _, ok := offsets[off]; !ok || key != surt(f.URL) || len(ts) != 14 || f.Filename != filepath.Base(a.path) {
+			t.Errorf("index line %q: no record at offset %s, or a wrong key", l, f.Offset)
+		}
+	}
+}
+
+func TestSURT(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://www.Example.com/a/B?z=1&a=2": "com,example)/a/b?a=2&z=1",
+		"http://127.20.0.1:8080/":             "1,0,20,127:8080)/",
+		"http://example.com":                  "com,example)/",
+		"urn:x":                               "urn:x",
+	} {
+		if got := surt(in); got != want {
+			t.Errorf("surt(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -287,122 +348,155 @@ func checkSeek(t *testing.T, path string, rec gowarc.Record) {
 	}
 }
 
-func checkRequest(t *testing.T, req gowarc.WarcRecord, r *polite.Result) {
+func checkRequest(t *testing.T, req gowarc.WarcRecord, ex polite.Exchange) {
 	t.Helper()
 	if got := req.WarcHeader().Get(gowarc.ContentType); got != "application/http;msgtype=request" {
-		t.Errorf("request %s: Content-Type %q", r.FinalURL, got)
+		t.Errorf("request %s: Content-Type %q", ex.URL, got)
 	}
 	b, ok := req.Block().(gowarc.HttpRequestBlock)
 	if !ok {
-		t.Fatalf("request %s: block %T", r.FinalURL, req.Block())
+		t.Fatalf("request %s: block %T", ex.URL, req.Block())
 	}
 	head := string(b.ProtocolHeaderBytes())
 	parsed, err := http.ReadRequest(bufio.NewReader(strings.NewReader(head)))
 	if err != nil {
-		t.Fatalf("request %s: %v in %q", r.FinalURL, err, head)
+		t.Fatalf("request %s: %v in %q", ex.URL, err, head)
 	}
 	u := parsed.URL
-	u.Scheme, u.Host = "https", parsed.Host
-	if parsed.Method != "GET" || u.String() != r.FinalURL {
-		t.Errorf("request %s: %s %s (Host %s)", r.FinalURL, parsed.Method, parsed.RequestURI, parsed.Host)
+	u.Scheme, u.Host = strings.SplitN(ex.URL, ":", 2)[0], parsed.Host
+	if parsed.Method != "GET" || u.String() != ex.URL {
+		t.Errorf("request %s: %s %s (Host %s)", ex.URL, parsed.Method, parsed.RequestURI, parsed.Host)
 	}
-	for k := range r.Request {
-		if got := parsed.Header.Get(k); got != r.Request.Get(k) {
-			t.Errorf("request %s: %s %q, want %q", r.FinalURL, k, got, r.Request.Get(k))
+	for k := range ex.RequestHeader {
+		if got := parsed.Header.Get(k); got != ex.RequestHeader.Get(k) {
+			t.Errorf("request %s: %s %q, want %q", ex.URL, k, got, ex.RequestHeader.Get(k))
 		}
 	}
-	if len(parsed.Header) != len(r.Request) {
-		t.Errorf("request %s: header %v, want %v", r.FinalURL, parsed.Header, r.Request)
+	if len(parsed.Header) != len(ex.RequestHeader) {
+		t.Errorf("request %s: header %v, want %v", ex.URL, parsed.Header, ex.RequestHeader)
 	}
 	if p := payload(t, b); len(p) != 0 {
-		t.Errorf("request %s: body %q", r.FinalURL, p)
+		t.Errorf("request %s: body %q", ex.URL, p)
 	}
 }
 
-func checkResponse(t *testing.T, resp gowarc.WarcRecord, r *polite.Result) {
+func checkResponse(t *testing.T, resp gowarc.WarcRecord, ex polite.Exchange) {
 	t.Helper()
 	h := resp.WarcHeader()
 	if resp.Type() != gowarc.Response {
-		t.Fatalf("%s: a %s record, want response", r.FinalURL, resp.Type())
+		t.Fatalf("%s: a %s record, want response", ex.URL, resp.Type())
 	}
 	if got := h.Get(gowarc.ContentType); got != "application/http;msgtype=response" {
-		t.Errorf("response %s: Content-Type %q", r.FinalURL, got)
+		t.Errorf("response %s: Content-Type %q", ex.URL, got)
 	}
 	b, ok := resp.Block().(gowarc.HttpResponseBlock)
 	if !ok {
-		t.Fatalf("response %s: block %T", r.FinalURL, resp.Block())
+		t.Fatalf("response %s: block %T", ex.URL, resp.Block())
 	}
-	if b.HttpStatusCode() != r.Status {
-		t.Errorf("response %s: status %d (%q), want %d", r.FinalURL, b.HttpStatusCode(), b.HttpStatusLine(), r.Status)
+	if b.HttpStatusCode() != ex.Status || b.HttpStatusLine() != ex.StatusLine[len("HTTP/1.1 "):] && b.HttpStatusLine() != ex.StatusLine {
+		t.Errorf("response %s: status %d (%q), want %q", ex.URL, b.HttpStatusCode(), b.HttpStatusLine(), ex.StatusLine)
 	}
-	for k := range r.Header {
-		if got := b.HttpHeader().Get(k); got != r.Header.Get(k) {
-			t.Errorf("response %s: %s %q, want %q", r.FinalURL, k, got, r.Header.Get(k))
+	for k := range ex.Header {
+		if got := b.HttpHeader().Get(k); got != ex.Header.Get(k) {
+			t.Errorf("response %s: %s %q, want %q", ex.URL, k, got, ex.Header.Get(k))
 		}
 	}
-	if p := payload(t, b); !bytes.Equal(p, r.Body) {
-		t.Errorf("response %s: payload %q, want %q", r.FinalURL, p, r.Body)
+	if len(ex.TransferEncoding) > 0 { // stored de-chunked, and said so
+		if got := b.HttpHeader().Get("X-Archive-Orig-Transfer-Encoding"); got != "chunked" || b.HttpHeader().Get("Transfer-Encoding") != "" ||
+			b.HttpHeader().Get("Content-Length") != fmt.Sprint(len(ex.Body)) {
+			t.Errorf("response %s: header %v, want it to say the body is de-chunked", ex.URL, b.HttpHeader())
+		}
 	}
-	if got, want := h.Get(gowarc.WarcPayloadDigest), sha1Base32(r.Body); got != want {
-		t.Errorf("response %s: WARC-Payload-Digest %q, want %q", r.FinalURL, got, want)
+	if p := payload(t, b); !bytes.Equal(p, ex.Body) {
+		t.Errorf("response %s: payload %q, want %q", ex.URL, p, ex.Body)
 	}
-	trunc := map[string]string{ // by FinalURL: why the payload is not the whole body
-		"https://example.com:8443/big.bin": "length",
-		"https://example.com/cut":          "disconnect",
-		"https://example.com/img.png":      "unspecified",
-	}[r.FinalURL]
-	if got := h.Get(gowarc.WarcTruncated); got != trunc {
-		t.Errorf("response %s: WARC-Truncated %q, want %q", r.FinalURL, got, trunc)
+	if got, want := h.Get(gowarc.WarcPayloadDigest), sha1Base32(ex.Body); got != want {
+		t.Errorf("response %s: WARC-Payload-Digest %q, want %q", ex.URL, got, want)
+	}
+	if got := h.Get(gowarc.WarcTruncated); got != ex.Truncated {
+		t.Errorf("response %s: WARC-Truncated %q, want %q", ex.URL, got, ex.Truncated)
 	}
 }
 
-func checkRevisit(t *testing.T, rev gowarc.WarcRecord, r *polite.Result) {
+// checkRevisit checks a 304's revisit record, or a copy's, which points
+// at first, the response it repeats.
+func checkRevisit(t *testing.T, rev gowarc.WarcRecord, ex polite.Exchange, first gowarc.WarcRecord) {
 	t.Helper()
 	if rev.Type() != gowarc.Revisit {
-		t.Fatalf("%s: a %s record, want revisit", r.FinalURL, rev.Type())
+		t.Fatalf("%s: a %s record, want revisit", ex.URL, rev.Type())
 	}
 	ref, err := rev.RevisitRef()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref.Profile != gowarc.ProfileServerNotModifiedV1_1 || ref.TargetUri != r.FinalURL || ref.TargetRecordId != "" {
-		t.Errorf("revisit %s: %+v", r.FinalURL, ref)
-	}
-	if date, err := time.Parse(time.RFC3339, ref.TargetDate); err != nil || !date.Equal(r.CopyFetched.Truncate(time.Microsecond)) {
-		t.Errorf("revisit %s: WARC-Refers-To-Date %q, want %v", r.FinalURL, ref.TargetDate, r.CopyFetched.UTC())
+	if ex.Status == http.StatusNotModified {
+		if ref.Profile != gowarc.ProfileServerNotModifiedV1_1 || ref.TargetUri != ex.URL || ref.TargetRecordId != "" {
+			t.Errorf("revisit %s: %+v", ex.URL, ref)
+		}
+		if date, err := time.Parse(time.RFC3339, ref.TargetDate); err != nil || !date.Equal(ex.CopyFetched.Truncate(time.Microsecond)) {
+			t.Errorf("revisit %s: WARC-Refers-To-Date %q, want %v", ex.URL, ref.TargetDate, ex.CopyFetched.UTC())
+		}
+	} else {
+		date, _ := first.Date()
+		if ref.Profile != gowarc.ProfileIdenticalPayloadDigestV1_1 || ref.TargetRecordId != first.RecordId() ||
+			ref.TargetUri != first.WarcHeader().Get(gowarc.WarcTargetURI) || ref.TargetDate != date.Format(time.RFC3339Nano) {
+			t.Errorf("revisit %s: %+v, want it to point at %s", ex.URL, ref, first.RecordId())
+		}
+		if got, want := rev.WarcHeader().Get(gowarc.WarcPayloadDigest), first.WarcHeader().Get(gowarc.WarcPayloadDigest); got != want || got != sha1Base32(ex.Body) {
+			t.Errorf("revisit %s: WARC-Payload-Digest %q, want the original's %q", ex.URL, got, want)
+		}
 	}
 	if got := rev.WarcHeader().Get(gowarc.WarcTruncated); got != "" {
-		t.Errorf("revisit %s: WARC-Truncated %q", r.FinalURL, got)
+		t.Errorf("revisit %s: WARC-Truncated %q", ex.URL, got)
 	}
 	b, ok := rev.Block().(gowarc.ProtocolHeaderBlock)
 	if !ok {
-		t.Fatalf("revisit %s: block %T", r.FinalURL, rev.Block())
+		t.Fatalf("revisit %s: block %T", ex.URL, rev.Block())
 	}
 	head := b.ProtocolHeaderBytes()
 	if n, _ := rev.ContentLength(); n != int64(len(head)) {
-		t.Errorf("revisit %s: Content-Length %d, block %q", r.FinalURL, n, head)
+		t.Errorf("revisit %s: Content-Length %d, block %q", ex.URL, n, head)
 	}
 	parsed, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil)
 	if err != nil {
-		t.Fatalf("revisit %s: %v in %q", r.FinalURL, err, head)
+		t.Fatalf("revisit %s: %v in %q", ex.URL, err, head)
 	}
-	if parsed.StatusCode != http.StatusNotModified {
-		t.Errorf("revisit %s: status %q, want 304", r.FinalURL, parsed.Status)
+	if parsed.StatusCode != ex.Status {
+		t.Errorf("revisit %s: status %q, want %d", ex.URL, parsed.Status, ex.Status)
 	}
-	for k := range r.NotModifiedHeader {
-		if got := parsed.Header.Get(k); got != r.NotModifiedHeader.Get(k) {
-			t.Errorf("revisit %s: %s %q, want the 304's %q", r.FinalURL, k, got, r.NotModifiedHeader.Get(k))
+	for k := range ex.Header {
+		if got := parsed.Header.Get(k); got != ex.Header.Get(k) {
+			t.Errorf("revisit %s: %s %q, want %q", ex.URL, k, got, ex.Header.Get(k))
 		}
 	}
-	if parsed.Header.Get("Content-Type") != "" {
-		t.Errorf("revisit %s: header %v holds the stored copy's", r.FinalURL, parsed.Header)
+}
+
+// checkNote checks the metadata record of a failed try.
+func checkNote(t *testing.T, note gowarc.WarcRecord, ex polite.Exchange) {
+	t.Helper()
+	if got := note.WarcHeader().Get(gowarc.ContentType); got != gowarc.ApplicationWarcFields {
+		t.Errorf("note %s: Content-Type %q", ex.URL, got)
+	}
+	r, err := note.Block().RawBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := io.ReadAll(r)
+	want := fmt.Sprintf("try: %d\r\n", ex.Try)
+	if ex.Status != 0 {
+		want += "hop: 0\r\nfailed-with: " + ex.StatusLine
+	} else {
+		want += "hop: 0\r\nerror: " + ex.Err.Error()
+	}
+	if !strings.HasPrefix(string(block), want) {
+		t.Errorf("note %s: %q, want it to open with %q", ex.URL, block, want)
 	}
 }
 
 // An archive that was given nothing with a response is its warcinfo.
 func TestArchiveNothingToWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.warc.gz")
-	writeArchive(t, path, archiveResults()[6:])
+	writeArchive(t, path, nil)
 	recs := readArchive(t, path)
 	if len(recs) != 1 || recs[0].WarcRecord.Type() != gowarc.Warcinfo {
 		t.Fatalf("%d records, want the warcinfo alone", len(recs))
@@ -437,7 +531,7 @@ func TestArchiveWriteError(t *testing.T) {
 	}
 }
 
-func TestArchiveAddAfterClose(t *testing.T) {
+func TestArchiveRecordAfterClose(t *testing.T) {
 	a, err := createArchive(filepath.Join(t.TempDir(), "crawl.warc"), "polite/test")
 	if err != nil {
 		t.Fatal(err)
@@ -445,33 +539,32 @@ func TestArchiveAddAfterClose(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.add(archiveResults()[0]); !errors.Is(err, errArchiveClosed) {
-		t.Errorf("add after Close: %v, want errArchiveClosed", err)
+	ex, _ := archiveExchanges(t)
+	a.Record(ex[0])
+	if err := a.Err(); err != nil {
+		t.Errorf("Err after Close and a Record: %v, want none (Close said so)", err)
 	}
 	if err := a.Close(); !errors.Is(err, errArchiveClosed) {
 		t.Errorf("second Close: %v, want errArchiveClosed", err)
 	}
 }
 
-// Adds from many goroutines keep each exchange's records together.
-func TestArchiveConcurrentAdds(t *testing.T) {
+// Records from many goroutines keep each exchange's records together.
+func TestArchiveConcurrentRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crawl.warc")
 	a, err := createArchive(path, "polite/test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n = 16
-	errs := make(chan error, n)
+	exchanges, _ := archiveExchanges(t)
+	var wg sync.WaitGroup
 	for i := range n {
-		go func() {
-			r := archiveResults()[i%4]
-			errs <- a.add(r)
-		}()
+		wg.Go(func() { a.Record(exchanges[i%4]) })
 	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
+	wg.Wait()
+	if err := a.Err(); err != nil {
+		t.Fatal(err)
 	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
