@@ -2,6 +2,7 @@ package redisshare_test
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"syscall"
 	"testing"
@@ -230,6 +231,35 @@ func TestPausedPastItsLease(t *testing.T) {
 	}
 	if bMeanwhile == 0 || aAfter == 0 {
 		t.Errorf("the other process sent %d requests once the paused one's leases ended, the paused one %d after: want both some", bMeanwhile, aAfter)
+	}
+	// An address the paused process asked last before its pause was its
+	// own until its lease ended, and then rests as after a failure
+	// (LeaseRest, 30 s at least): its next request, by either process,
+	// comes 30 s or more after that last one began. One the paused
+	// process sent on waking, before it claimed again, would come sooner.
+	byAddr := map[netip.Addr][]politetest.Visit{}
+	for _, v := range vs {
+		byAddr[v.Addr] = append(byAddr[v.Addr], v)
+	}
+	checked := 0
+	for addr, vs := range byAddr {
+		last := -1
+		for i, v := range vs {
+			if v.Start.Before(paused) {
+				last = i
+			}
+		}
+		if last < 0 || last+1 == len(vs) || fromOf(vs[last]) != "a@farm.test" {
+			continue
+		}
+		checked++
+		if gap := vs[last+1].Start.Sub(vs[last].Start); gap < polite.DurationRestCap {
+			t.Errorf("%v: %s's %s came %v after the paused process's last request before its pause, want %v or more: it sent before it owned the address again",
+				addr, fromOf(vs[last+1]), vs[last+1].Path, gap, polite.DurationRestCap)
+		}
+	}
+	if checked == 0 {
+		t.Error("no address the paused process asked last before its pause")
 	}
 }
 

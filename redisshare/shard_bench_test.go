@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,22 +43,27 @@ func benchOwnership(b *testing.B, srv *redistest.Server) {
 	defer sh.Close()
 	ctx := context.Background()
 	asks := make([]polite.Ask, 64)
+	var warm sync.WaitGroup
 	for n := range asks {
 		addr := netip.AddrFrom4([4]byte{127, 50, byte(n >> 8), byte(n)})
 		asks[n] = polite.Ask{Addr: addr, Host: "h" + strconv.Itoa(n) + ".test", Lease: time.Minute, LeaseRest: 10 * time.Second, Floor: 3 * time.Second}
 		// Past the grace of each fresh slot, before the clock starts.
-		for {
-			turn, err := sh.Take(ctx, asks[n])
-			if err != nil {
-				b.Fatal(err)
+		warm.Go(func() {
+			for {
+				turn, err := sh.Take(ctx, asks[n])
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if turn.Granted {
+					sh.Rest(ctx, turn, 0)
+					return
+				}
+				time.Sleep(turn.Wait)
 			}
-			if turn.Granted {
-				sh.Rest(ctx, turn, 0)
-				break
-			}
-			time.Sleep(turn.Wait)
-		}
+		})
 	}
+	warm.Wait()
 	var next atomic.Int32
 	b.SetParallelism(32) // 64 goroutines on 2 cores
 	calls0, commands0, cpu0 := sh.Calls(), sh.Commands(), serverCPU(b, srv)
