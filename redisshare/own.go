@@ -114,7 +114,7 @@ func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) 
 		turn.Stopped = st.reason
 		return nil, nil
 	}
-	s.hostAddr[ask.Host] = a
+	s.hosts.put(ask.Host, a, now)
 	if o := s.owned[a]; o != nil {
 		if !now.Add(ask.Lease).Before(o.leaseEnds) || !o.lane.answering(now) {
 			return func(ctx context.Context) error { return s.renew(ctx, a) }, nil
@@ -310,8 +310,8 @@ func (s *Shared) releaseCall(r releaseOf, l *lane) *call {
 
 // beat is a lane's look at what it owns, every beat: leases running short
 // are renewed, addresses with no more work given up, releases owed sent
-// again, and, when nothing else goes, one slot's epoch read: the server
-// answers, and has its data.
+// again, and, when it sent nothing for probeEvery, one slot's epoch read:
+// the server answers, and has its data.
 func (s *Shared) beat(l *lane) {
 	now := time.Now()
 	var calls []*call
@@ -356,13 +356,16 @@ func (s *Shared) beat(l *lane) {
 		}
 	}
 	for a, m := range s.resting {
-		if now.After(m.ends) {
+		switch {
+		case now.After(m.ends):
 			delete(s.resting, a)
+		case m.lane == l && !probe.IsValid():
+			probe = a // a rest to write back if the data goes
 		}
 	}
 	s.mu.Unlock()
 	l.mu.Lock()
-	idle := len(l.pending) == 0
+	idle := len(l.pending) == 0 && now.Sub(l.sent) >= probeEvery
 	l.mu.Unlock()
 	if len(calls) == 0 && idle && probe.IsValid() {
 		calls = append(calls, s.epochCall(l, probe))
@@ -395,7 +398,7 @@ func (s *Shared) markRobots(ctx context.Context, origin string) error {
 		return nil
 	}
 	s.mu.Lock()
-	a, ok := s.hostAddr[u.Hostname()]
+	a, ok := s.hosts.get(u.Hostname())
 	s.mu.Unlock()
 	if !ok {
 		return nil
@@ -412,4 +415,31 @@ func ms(v any) time.Duration { return time.Duration(num(v)) * time.Millisecond }
 func num(v any) int64 {
 	n, _ := v.(int64)
 	return n
+}
+
+// hostAddrs is the address each host was last asked on, for the records
+// a request leads to soon after (a stop, a robots.txt copy): hosts not
+// asked for two periods are forgotten, so a run of a week over millions
+// of hosts keeps only the recent ones.
+type hostAddrs struct {
+	cur, old map[string]netip.Addr
+	turn     time.Time // when cur becomes old
+}
+
+// hostsPeriod is how long a host asked is kept at least.
+const hostsPeriod = 10 * time.Minute
+
+func (h *hostAddrs) put(host string, a netip.Addr, now time.Time) {
+	if h.cur == nil || now.After(h.turn) {
+		h.old, h.cur, h.turn = h.cur, make(map[string]netip.Addr), now.Add(hostsPeriod)
+	}
+	h.cur[host] = a
+}
+
+func (h *hostAddrs) get(host string) (netip.Addr, bool) {
+	if a, ok := h.cur[host]; ok {
+		return a, true
+	}
+	a, ok := h.old[host]
+	return a, ok
 }

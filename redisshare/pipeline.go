@@ -16,17 +16,21 @@ import (
 // round trip; a server that hangs or is gone holds only its own lane, and
 // the addresses on it (R12.2: they fail closed; the others go on).
 //
-// A lane also beats: every beat while the Shared owns or waits for an
-// address on it, it renews the leases running short, and reads one
-// slot's epoch there if nothing else was sent, which tells both that the
-// server answers and whether it lost its data. An address is asked
-// without a call only while its lane answered within Silence.
+// A lane also beats: every beat while the Shared owns an address on it,
+// it renews the leases running short, and reads one slot's epoch there
+// if it sent nothing for probeEvery, which tells both that the server
+// answers and whether it lost its data. An address is asked without a
+// call only while its lane answered within Silence.
 
 const (
 	// batchEvery is the least time between two pipelines of a lane.
 	batchEvery = 20 * time.Millisecond
 	// beat is how often a lane looks at what it owns.
 	beat = 200 * time.Millisecond
+	// probeEvery: a lane that owns anything and sent nothing for this
+	// long reads an epoch. A Redis stopped is seen within it: then no
+	// request is sent (TestRedisStoppedTenSeconds allows half a second).
+	probeEvery = 400 * time.Millisecond
 	// callTimeout bounds one pipeline.
 	callTimeout = 2 * time.Second
 )
@@ -58,6 +62,7 @@ type lane struct {
 
 	mu       sync.Mutex
 	pending  []*call
+	sent     time.Time // when the last pipeline was sent
 	answered time.Time // when the last pipeline it answered whole was sent
 	failed   bool      // the last pipeline failed: down until one is answered
 	restored time.Time // when what is known on it was last written back (restore.go)
@@ -153,6 +158,9 @@ func (l *lane) send(batch []*call) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	sent := time.Now()
+	l.mu.Lock()
+	l.sent = sent
+	l.mu.Unlock()
 	cmds := make([]redis.Cmder, len(batch))
 	l.pipeline(ctx, batch, cmds, false)
 	var again []int

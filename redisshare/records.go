@@ -236,7 +236,7 @@ func (s *Shared) SaveHost(h polite.HostRecord) error {
 		reason = "stopped"
 	}
 	s.mu.Lock()
-	a, asked := s.hostAddr[h.Host]
+	a, asked := s.hosts.get(h.Host)
 	s.mu.Unlock()
 	if asked {
 		key := s.stopsKey(a)
