@@ -193,23 +193,26 @@ func TestParkShared(t *testing.T) {
 func fromOf(v politetest.Visit) string { return v.Header.Get("From") }
 
 // A process paused (SIGSTOP) for longer than its leases, then let go on
-// (SIGCONT), finds on its own clock that its leases ran out and sends
-// nothing before it claims again: the farm sees no overlap and no short
-// gap, though the other process took the addresses meanwhile. (Take out
-// both of Take's checks before a request without a call, the lease left
-// and the server's answer within Silence, and the paused process sends
-// at once, into the other's rests: either check alone catches a pause.)
+// (SIGCONT), finds its leases ran out and sends nothing before it claims
+// again. The first process owns every address when it is paused, with
+// more queued and another process waiting; each address it asked last
+// then rests as after a failure from its lease's end (LeaseRest, 30 s at
+// least), so its next request, by either process, comes 30 s or more
+// after that last one began: one the paused process sent on waking,
+// before it claimed again, would come sooner. (Take out the owner's
+// checks, before a request and at each beat, and it does.)
 func TestPausedPastItsLease(t *testing.T) {
 	const hosts = 20
 	srv := redistest.Start(t)
 	fc := startFarm(t, hosts, 200*time.Millisecond)
 	var urls []string
-	for p := range 8 {
+	for p := range 6 {
 		urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
 	}
 	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=a@farm.test")
+	fc.awaitSeen(t, 2*hosts) // a alone: robots.txt and a page of every host
 	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=b@farm.test")
-	fc.awaitSeen(t, 2*hosts)
+	fc.awaitSeen(t, 3*hosts) // b waits: a owns every address
 	a.cmd.Process.Signal(syscall.SIGSTOP)
 	paused := time.Now()
 	// Its leases last 2 × (Timeout + 5 s) = 14 s; the pause, longer.
@@ -220,33 +223,19 @@ func TestPausedPastItsLease(t *testing.T) {
 	answered(t, b.wait(t), urls)
 	vs := fc.visits(t)
 	report(t, vs)
-	var bMeanwhile, aAfter int
-	for _, v := range vs {
-		switch {
-		case fromOf(v) == "b@farm.test" && v.Start.After(paused.Add(15*time.Second)) && v.Start.Before(resumed):
-			bMeanwhile++
-		case fromOf(v) == "a@farm.test" && v.Start.After(resumed):
-			aAfter++
-		}
-	}
-	if bMeanwhile == 0 || aAfter == 0 {
-		t.Errorf("the other process sent %d requests once the paused one's leases ended, the paused one %d after: want both some", bMeanwhile, aAfter)
-	}
-	// An address the paused process asked last before its pause was its
-	// own until its lease ended, and then rests as after a failure
-	// (LeaseRest, 30 s at least): its next request, by either process,
-	// comes 30 s or more after that last one began. One the paused
-	// process sent on waking, before it claimed again, would come sooner.
 	byAddr := map[netip.Addr][]politetest.Visit{}
 	for _, v := range vs {
 		byAddr[v.Addr] = append(byAddr[v.Addr], v)
 	}
-	checked := 0
+	checked, aAfter := 0, 0
 	for addr, vs := range byAddr {
 		last := -1
 		for i, v := range vs {
 			if v.Start.Before(paused) {
 				last = i
+			}
+			if fromOf(v) == "a@farm.test" && v.Start.After(resumed) {
+				aAfter++
 			}
 		}
 		if last < 0 || last+1 == len(vs) || fromOf(vs[last]) != "a@farm.test" {
@@ -254,12 +243,12 @@ func TestPausedPastItsLease(t *testing.T) {
 		}
 		checked++
 		if gap := vs[last+1].Start.Sub(vs[last].Start); gap < polite.DurationRestCap {
-			t.Errorf("%v: %s's %s came %v after the paused process's last request before its pause, want %v or more: it sent before it owned the address again",
+			t.Errorf("%v: %s's %s came %v after the paused process's last request before its pause, want %v or more: it was sent before the address was owned again",
 				addr, fromOf(vs[last+1]), vs[last+1].Path, gap, polite.DurationRestCap)
 		}
 	}
-	if checked == 0 {
-		t.Error("no address the paused process asked last before its pause")
+	if checked < hosts/2 || aAfter == 0 {
+		t.Errorf("the paused process asked %d addresses last before its pause and sent %d requests after: want most of the %d, and some", checked, aAfter, hosts)
 	}
 }
 
