@@ -212,7 +212,9 @@ func TestPausedPastItsLease(t *testing.T) {
 	a := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=a@farm.test")
 	fc.awaitSeen(t, 2*hosts) // a alone: robots.txt and a page of every host
 	b := startFetcher(t, srv.Addr(), fc, urls, faultTimeout, nameEnv+"=b@farm.test")
-	fc.awaitSeen(t, 3*hosts) // b waits: a owns every address
+	// b waits, a owns every address and rests: none in flight, so none
+	// fails for the pause and ends a's ownership by itself.
+	fc.awaitEnded(t, 3*hosts)
 	a.cmd.Process.Signal(syscall.SIGSTOP)
 	paused := time.Now()
 	// Its leases last 2 × (Timeout + 5 s) = 14 s; the pause, longer.

@@ -60,7 +60,8 @@ type farmHello struct {
 // TestFarmChild is the farm process. After its hello it answers each
 // line on its standard input: "visits", with the visits so far as JSON;
 // "entered", once a request to hangPath has begun, with "entered"; "seen
-// N", once N requests have begun, with N.
+// N", once N requests have begun, with N; "ended N", once N requests
+// have begun and none is in flight, with N.
 func TestFarmChild(t *testing.T) {
 	if os.Getenv(roleEnv) != "farm" {
 		t.Skip("the farm process of the tests across processes")
@@ -107,15 +108,35 @@ func TestFarmChild(t *testing.T) {
 			out.Encode("entered")
 		default:
 			var n int
+			var ended bool
 			if _, err := fmt.Sscanf(in.Text(), "seen %d", &n); err != nil {
-				fail(fmt.Errorf("unknown command %q", in.Text()))
+				if _, err := fmt.Sscanf(in.Text(), "ended %d", &n); err != nil {
+					fail(fmt.Errorf("unknown command %q", in.Text()))
+				}
+				ended = true
 			}
-			for len(fm.Audit().Visits()) < n {
+			for count(fm.Audit().Visits(), ended) < n {
 				time.Sleep(5 * time.Millisecond) // an event, not a rule: the run's progress
 			}
 			out.Encode(n)
 		}
 	}
+}
+
+// count is how many visits began, or with ended, how many began and
+// ended with nothing in flight after them.
+func count(vs []politetest.Visit, ended bool) int {
+	if !ended {
+		return len(vs)
+	}
+	n := 0
+	for _, v := range vs {
+		if v.End.IsZero() {
+			return 0
+		}
+		n++
+	}
+	return n
 }
 
 // farmChild is the parent's handle on the farm process.
@@ -176,6 +197,17 @@ func (fc *farmChild) awaitEntered(t *testing.T) {
 	io.WriteString(fc.in, "entered\n")
 	var s string
 	if err := fc.out.Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// awaitEnded returns once the farm has seen n requests, and none is in
+// flight.
+func (fc *farmChild) awaitEnded(t *testing.T, n int) {
+	t.Helper()
+	fmt.Fprintf(fc.in, "ended %d\n", n)
+	var got int
+	if err := fc.out.Decode(&got); err != nil {
 		t.Fatal(err)
 	}
 }
