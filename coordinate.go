@@ -23,7 +23,8 @@ const (
 	// coordinatorRetry is how long a budget waits after a Take that
 	// failed before it asks again (fail closed: no request meanwhile).
 	coordinatorRetry = time.Second
-	// minCoordinatorWait is the least wait after a Turn not granted.
+	// minCoordinatorWait is the wait after a Turn not granted that says
+	// none.
 	minCoordinatorWait = 10 * time.Millisecond
 )
 
@@ -60,7 +61,10 @@ func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 	default:
 		// A Coordinator that says no without a wait is asked again a
 		// little later, not at once in a loop.
-		c.Wait = max(turn.Wait, minCoordinatorWait)
+		c.Wait = turn.Wait
+		if c.Wait <= 0 {
+			c.Wait = minCoordinatorWait
+		}
 	}
 	return turn, c
 }

@@ -42,7 +42,11 @@ type ownership struct {
 	lrest     time.Duration // Ask.LeaseRest
 	more      bool          // the last request had more queued behind it
 	contested bool          // another process waits for it
-	renewing  bool
+	// inFlight: a request granted here has not been given its rest yet.
+	// With restEnds it keeps R1 and R2 over every Fetcher of this
+	// process sharing the Shared, as Redis does over the processes.
+	inFlight bool
+	renewing bool
 	// others are the origins whose robots.txt another owner fetched
 	// (R5.3).
 	others map[string]bool
@@ -120,17 +124,28 @@ func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) 
 			return func(ctx context.Context) error { return s.renew(ctx, a) }, nil
 		}
 		o.lastTake, o.lease, o.lrest = now, ask.Lease, ask.LeaseRest
-		if ask.Origin != "" && o.others[ask.Origin] {
+		if ask.Origin != "" && (o.others[ask.Origin] || s.fetchedHere(ask.Origin, now)) {
 			delete(o.others, ask.Origin) // asked again if the copy will not do
 			turn.Robots = true
 			return nil, nil
 		}
-		if wait := o.due.Sub(now); wait > 0 {
-			turn.Wait = wait
-			return nil, nil
+		switch {
+		case o.inFlight:
+			turn.Wait = max(ask.Floor, beat)
+		case o.due.After(now):
+			turn.Wait = o.due.Sub(now)
+		case o.restEnds.After(now):
+			turn.Wait = o.restEnds.Sub(now)
+		default:
+			o.more, o.inFlight = ask.More, true
+			turn.Granted, turn.Token = true, o.token
 		}
-		o.more = ask.More
-		turn.Granted, turn.Token = true, o.token
+		return nil, nil
+	}
+	if s.claiming[a] {
+		// Another Fetcher of this process claims it now: its answer is
+		// this one's too.
+		turn.Wait = 2 * batchEvery
 		return nil, nil
 	}
 	if w := s.waiting[a]; w != nil && !w.released() && now.Before(w.until) {
@@ -150,22 +165,33 @@ func (s *Shared) claim(ctx context.Context, ask polite.Ask) error {
 		args: []any{s.me, (leaseTimes * ask.Lease).Milliseconds(), ask.LeaseRest.Milliseconds(), Grace.Milliseconds(),
 			polite.RobotsMaxAge.Milliseconds(), addrTag(a), s.channel("")}}
 	c.apply = func(cmd redis.Cmder, sent time.Time) { s.claimed(a, ask, l, cmd, sent) }
+	s.mu.Lock()
+	s.claiming[a] = true
+	s.mu.Unlock()
 	return l.do(ctx, c)
 }
 
 // claimed keeps what a claim's reply says.
 func (s *Shared) claimed(a netip.Addr, ask polite.Ask, l *lane, cmd redis.Cmder, sent time.Time) {
 	r, err := cmd.(*redis.Cmd).Slice()
+	got := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.claiming, a)
 	if err != nil || len(r) < 3 {
 		return
 	}
-	got := time.Now()
 	kind, _ := r[0].(string)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch kind {
 	case "owned":
 		if len(r) != 7 {
+			return
+		}
+		if o := s.owned[a]; o != nil && o.token == num(r[1]) {
+			// Already this process's (a claim sent twice): the same
+			// ownership, its request in flight and its rest kept.
+			o.leaseEnds = sent.Add(ms(r[2]))
+			s.sawEpoch(l, a, r[4])
 			return
 		}
 		o := &ownership{token: num(r[1]), lane: l, leaseEnds: sent.Add(ms(r[2])), due: got.Add(ms(r[3])),
@@ -260,7 +286,7 @@ func (s *Shared) Rest(ctx context.Context, turn polite.Turn, rest time.Duration)
 	r := releaseOf{addr: a, token: turn.Token, rest: rest}
 	var l *lane
 	if o := s.owned[a]; o != nil && o.token == turn.Token {
-		o.restEnds = now.Add(rest)
+		o.restEnds, o.inFlight = now.Add(rest), false
 		if o.more && rest <= o.lease && !(o.contested && now.Sub(o.since) >= s.hold) {
 			s.mu.Unlock()
 			return nil
@@ -389,6 +415,13 @@ func (s *Shared) epochCall(l *lane, a netip.Addr) *call {
 	return c
 }
 
+// fetchedHere says this process fetched origin's robots.txt within the
+// robots period: another Fetcher of it loads that copy too; s.mu is held.
+func (s *Shared) fetchedHere(origin string, now time.Time) bool {
+	at, ok := s.robotsHere.get(origin)
+	return ok && now.Sub(at) < polite.RobotsMaxAge
+}
+
 // markRobots writes, on the address this process asked origin's host
 // on, that it fetched origin's robots.txt now: the next owner's request
 // for it loads the copy instead (R5.3). No address known: nothing.
@@ -398,6 +431,7 @@ func (s *Shared) markRobots(ctx context.Context, origin string) error {
 		return nil
 	}
 	s.mu.Lock()
+	s.robotsHere.put(origin, time.Now(), time.Now())
 	a, ok := s.hosts.get(u.Hostname())
 	s.mu.Unlock()
 	if !ok {
@@ -417,29 +451,30 @@ func num(v any) int64 {
 	return n
 }
 
-// hostAddrs is the address each host was last asked on, for the records
-// a request leads to soon after (a stop, a robots.txt copy): hosts not
-// asked for two periods are forgotten, so a run of a week over millions
-// of hosts keeps only the recent ones.
-type hostAddrs struct {
-	cur, old map[string]netip.Addr
+// recent is a map that forgets what was not put for two periods, so a
+// run of a week over millions of hosts keeps only the recent ones: the
+// address each host was last asked on, for the records a request leads
+// to soon after (a stop, a robots.txt mark); the origins whose robots.txt
+// this process fetched.
+type recent[V any] struct {
+	cur, old map[string]V
 	turn     time.Time // when cur becomes old
 }
 
-// hostsPeriod is how long a host asked is kept at least.
-const hostsPeriod = 10 * time.Minute
+// recentPeriod is how long what is put is kept at least.
+const recentPeriod = 10 * time.Minute
 
-func (h *hostAddrs) put(host string, a netip.Addr, now time.Time) {
-	if h.cur == nil || now.After(h.turn) {
-		h.old, h.cur, h.turn = h.cur, make(map[string]netip.Addr), now.Add(hostsPeriod)
+func (r *recent[V]) put(k string, v V, now time.Time) {
+	if r.cur == nil || now.After(r.turn) {
+		r.old, r.cur, r.turn = r.cur, make(map[string]V), now.Add(recentPeriod)
 	}
-	h.cur[host] = a
+	r.cur[k] = v
 }
 
-func (h *hostAddrs) get(host string) (netip.Addr, bool) {
-	if a, ok := h.cur[host]; ok {
-		return a, true
+func (r *recent[V]) get(k string) (V, bool) {
+	if v, ok := r.cur[k]; ok {
+		return v, true
 	}
-	a, ok := h.old[host]
-	return a, ok
+	v, ok := r.old[k]
+	return v, ok
 }

@@ -115,9 +115,12 @@ type Shared struct {
 	resting  map[netip.Addr]restMark // rests given back, to write back if Redis loses its data
 	owed     map[netip.Addr]owedRelease
 	stopped  map[string]stopNotice // hosts stopped by other processes
-	hosts    hostAddrs             // the address each host was last asked on
-	epochs   map[uint16]string     // the epoch last seen of each slot
-	closed   bool
+	hosts    recent[netip.Addr]    // the address each host was last asked on
+	claiming map[netip.Addr]bool   // claims in flight
+	// robotsHere: the origins whose robots.txt this process fetched.
+	robotsHere recent[time.Time]
+	epochs     map[uint16]string // the epoch last seen of each slot
+	closed     bool
 
 	notices *redis.PubSub
 	done    chan struct{}
@@ -133,7 +136,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Shared, error) {
 	s := &Shared{rdb: rdb, prefix: opt.Prefix, hold: opt.Hold, logger: opt.Logger,
 		lanes: map[string]*lane{}, owned: map[netip.Addr]*ownership{}, waiting: map[netip.Addr]*waiter{},
 		resting: map[netip.Addr]restMark{}, owed: map[netip.Addr]owedRelease{}, stopped: map[string]stopNotice{},
-		epochs: map[uint16]string{}, done: make(chan struct{})}
+		epochs: map[uint16]string{}, claiming: map[netip.Addr]bool{}, done: make(chan struct{})}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}

@@ -24,12 +24,19 @@ func sharedFetcher(t *testing.T, srv *redistest.Server, farm *politetest.Farm) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { sh.Close(); rdb.Close() })
+	return fetcherOn(t, sh, farm), sh
+}
+
+// fetcherOn is a Fetcher whose Config.Shared is sh.
+func fetcherOn(t *testing.T, sh *redisshare.Shared, farm *politetest.Farm) *polite.Fetcher {
+	t.Helper()
 	f, err := polite.New(polite.Config{Shared: sh, Resolver: farm.Resolver(), AllowPrivateNetworks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close(); sh.Close(); rdb.Close() })
-	return f, sh
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 // drain adds urls and reads every Result, failing on an error of the
@@ -64,6 +71,30 @@ func TestTwoFetchersOneRedis(t *testing.T) {
 	}
 	a, _ := sharedFetcher(t, srv, farm)
 	b, _ := sharedFetcher(t, srv, farm)
+	bothPolite(t, farm, a, b, urls)
+}
+
+// Two Fetchers of one process on one Shared keep R1 and R2 between them
+// too: the Shared owns an address for the process, and grants it to one
+// request at a time, after the rest of the one before, whichever Fetcher
+// asks. (Without that, the second Fetcher's requests overlap the first's
+// or follow them within the floor.)
+func TestTwoFetchersOneShared(t *testing.T) {
+	srv := redistest.Start(t)
+	farm := politetest.Start(t, politetest.Hosts(10)...)
+	var urls []string
+	for i := range 10 {
+		urls = append(urls, farm.URL(fmt.Sprintf("host%d.test", i+1), "/page"))
+	}
+	_, sh := sharedFetcher(t, srv, farm)
+	bothPolite(t, farm, fetcherOn(t, sh, farm), fetcherOn(t, sh, farm), urls)
+}
+
+// bothPolite has a and b fetch the same urls at once, and checks what
+// the farm saw: every URL answered in each, no overlap, no gap below the
+// floor, robots.txt once and each page twice a host.
+func bothPolite(t *testing.T, farm *politetest.Farm, a, b *polite.Fetcher, urls []string) {
+	t.Helper()
 	done := make(chan []*polite.Result)
 	go func() { done <- drain(t, b, urls) }()
 	ra := drain(t, a, urls)
