@@ -79,12 +79,15 @@ func leaseRest(j schedule.Job, maxBackoff time.Duration) time.Duration {
 }
 
 // giveBack tells the Coordinator the rest of a request that held its
-// lease, then releases the budget. It is sent even as the fetcher
-// closes: a lease left to end by itself rests the address as after a
-// failure, for every process.
+// lease, then releases the budget. The rest is measured from the end of
+// the response (R1.3): what is left of it is given, so that the
+// Coordinator's end of it is the scheduler's. It is sent even as the
+// fetcher closes: a lease left to end by itself rests the address as
+// after a failure, for every process.
 func (f *Fetcher) giveBack(c *schedule.Completion) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), coordinatorTimeout)
-	err := f.set.coordinator.Rest(ctx, c.Lease.(Turn), c.SharedRest)
+	left := max(c.SharedRest-f.clk.Now().Sub(c.End), 0)
+	err := f.set.coordinator.Rest(ctx, c.Lease.(Turn), left)
 	cancel()
 	if err != nil {
 		f.shared.errors.Add(1)
