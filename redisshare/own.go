@@ -120,10 +120,11 @@ func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) 
 	}
 	s.hosts.put(ask.Host, a, now)
 	if o := s.owned[a]; o != nil {
+		o.lastTake = now // wanted: not idle, though Redis may not answer
 		if !now.Add(ask.Lease).Before(o.leaseEnds) || !o.lane.answering(now) {
 			return func(ctx context.Context) error { return s.renew(ctx, a) }, nil
 		}
-		o.lastTake, o.lease, o.lrest = now, ask.Lease, ask.LeaseRest
+		o.lease, o.lrest = ask.Lease, ask.LeaseRest
 		if ask.Origin != "" && (o.others[ask.Origin] || s.fetchedHere(ask.Origin, now)) {
 			delete(o.others, ask.Origin) // asked again if the copy will not do
 			turn.Robots = true
@@ -142,9 +143,10 @@ func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) 
 		}
 		return nil, nil
 	}
-	if s.claiming[a] {
-		// Another Fetcher of this process claims it now: its answer is
-		// this one's too.
+	if _, owed := s.owed[a]; owed || s.claiming[a] || s.releasing[a] {
+		// Another Fetcher of this process claims it now, and its answer
+		// is this one's too; or this process gives it up, and is told
+		// whether Redis took that before it may claim again.
 		turn.Wait = 2 * batchEvery
 		return nil, nil
 	}
@@ -307,8 +309,17 @@ func (s *Shared) Rest(ctx context.Context, turn polite.Turn, rest time.Duration)
 	return nil
 }
 
-// releaseCall is the call that gives r.addr up.
+// releaseCall is the call that gives r.addr up; until its reply, the
+// address is not claimed again by this process.
 func (s *Shared) releaseCall(r releaseOf, l *lane) *call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.releaseCallLocked(r, l)
+}
+
+// releaseCallLocked is releaseCall with s.mu held.
+func (s *Shared) releaseCallLocked(r releaseOf, l *lane) *call {
+	s.releasing[r.addr] = true
 	a := r.addr
 	args := []any{s.me, r.token, r.rest.Milliseconds(), keepFor.Milliseconds(), addrTag(a), s.channel("")}
 	ends := time.Now().Add(r.rest)
@@ -316,6 +327,7 @@ func (s *Shared) releaseCall(r releaseOf, l *lane) *call {
 	c.apply = func(cmd redis.Cmder, sent time.Time) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		delete(s.releasing, a)
 		if err := cmd.Err(); err != nil && !isReply(err) {
 			if _, still := s.owed[a]; !still || s.owed[a].token <= r.token {
 				left := ends.Sub(time.Now())
@@ -358,7 +370,7 @@ func (s *Shared) beat(l *lane) {
 		if now.Sub(last) > idleAfter {
 			delete(s.owned, a)
 			s.resting[a] = restMark{ends: o.restEnds, lane: l}
-			calls = append(calls, s.releaseCall(releaseOf{a, o.token, max(o.restEnds.Sub(now), 0)}, l))
+			calls = append(calls, s.releaseCallLocked(releaseOf{a, o.token, max(o.restEnds.Sub(now), 0)}, l))
 			continue
 		}
 		if !o.renewing && o.leaseEnds.Sub(now) < o.lease+Silence+beat {
@@ -374,7 +386,7 @@ func (s *Shared) beat(l *lane) {
 			continue
 		}
 		o.rest = max(o.ends.Sub(now), 0)
-		calls = append(calls, s.releaseCall(o.releaseOf, l))
+		calls = append(calls, s.releaseCallLocked(o.releaseOf, l))
 	}
 	for a, w := range s.waiting {
 		if now.After(w.until.Add(time.Minute)) {

@@ -82,15 +82,22 @@ func TestOwnerKeepsItsAddressWithoutCalls(t *testing.T) {
 	}
 	calls := a.Commands()
 	for range 5 {
-		if err := a.Rest(context.Background(), first, 3*time.Second); err != nil {
+		if err := a.Rest(context.Background(), first, 0); err != nil {
 			t.Fatal(err)
 		}
 		if again := take(t, a, ask("a.test", true)); !again.Granted || again.Token != first.Token {
 			t.Fatalf("the owner's next Take: %+v, want granted under the same token", again)
 		}
 	}
+	// The rest is kept here too, for every Fetcher of the process.
+	if err := a.Rest(context.Background(), first, 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if resting := take(t, a, ask("a.test", true)); resting.Granted || resting.Wait < 2900*time.Millisecond {
+		t.Fatalf("the owner's Take within its rest: %+v, want a wait of the 3 s rest", resting)
+	}
 	if n := a.Commands() - calls; n != 0 {
-		t.Errorf("the owner sent %d commands for 5 requests more, want none", n)
+		t.Errorf("the owner sent %d commands for 6 requests more, want none", n)
 	}
 	held := take(t, b, ask("a.test", true))
 	if held.Granted || held.Wait < 129*time.Second || held.Wait > 130*time.Second {

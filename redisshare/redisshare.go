@@ -117,6 +117,8 @@ type Shared struct {
 	stopped  map[string]stopNotice // hosts stopped by other processes
 	hosts    recent[netip.Addr]    // the address each host was last asked on
 	claiming map[netip.Addr]bool   // claims in flight
+	// releasing: releases in flight; owed, those that failed.
+	releasing map[netip.Addr]bool
 	// robotsHere: the origins whose robots.txt this process fetched.
 	robotsHere recent[time.Time]
 	epochs     map[uint16]string // the epoch last seen of each slot
@@ -136,7 +138,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Shared, error) {
 	s := &Shared{rdb: rdb, prefix: opt.Prefix, hold: opt.Hold, logger: opt.Logger,
 		lanes: map[string]*lane{}, owned: map[netip.Addr]*ownership{}, waiting: map[netip.Addr]*waiter{},
 		resting: map[netip.Addr]restMark{}, owed: map[netip.Addr]owedRelease{}, stopped: map[string]stopNotice{},
-		epochs: map[uint16]string{}, claiming: map[netip.Addr]bool{}, done: make(chan struct{})}
+		epochs: map[uint16]string{}, claiming: map[netip.Addr]bool{}, releasing: map[netip.Addr]bool{}, done: make(chan struct{})}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}
@@ -171,7 +173,7 @@ func (s *Shared) Close() error {
 	}
 	s.closed = true
 	for a, o := range s.owned {
-		o.lane.enqueue(s.releaseCall(releaseOf{a, o.token, max(time.Until(o.restEnds), 0)}, o.lane))
+		o.lane.enqueue(s.releaseCallLocked(releaseOf{a, o.token, max(time.Until(o.restEnds), 0)}, o.lane))
 	}
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)

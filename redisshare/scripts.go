@@ -81,20 +81,21 @@ local nxtUntil = tonumber(a[7]) or 0
 if a[6] and a[6] ~= '' and a[6] ~= me and now < nxtUntil then
   return wait(nxtUntil - now)
 end
-local tok = tonumber(a[2]) or 0
 if owner == me and now < untilMs then
-  -- Already the caller's (a claim whose reply was lost): the same lease.
+  -- Already the caller's (a claim sent again, its reply lost): the lease
+  -- goes on, under a new token, so that a release of the old one that
+  -- comes late changes nothing.
   untilMs = math.max(untilMs, math.max(now, due) + lease)
 else
   if due - now > lease then
     return {'rest', due - now, epoch}
   end
-  -- A token above every one granted before, even if the key was lost:
-  -- each is at least the time of its grant (milliseconds, about 1.8e12,
-  -- far within the 2^53 a Lua number holds exactly).
-  tok = math.max(tok, now) + 1
   untilMs = math.max(now, due) + lease
 end
+-- A token above every one granted before, even if the key was lost:
+-- each is at least the time of its grant (milliseconds, about 1.8e12,
+-- far within the 2^53 a Lua number holds exactly).
+local tok = math.max(tonumber(a[2]) or 0, now) + 1
 redis.call('HSET', KEYS[1], 'tok', tok, 'owner', me, 'until', untilMs, 'lrest', lrest, 'nxt', '')
 redis.call('LREM', KEYS[2], 0, me)
 redis.call('PEXPIRE', KEYS[1], untilMs - now + lrest + 60000)
