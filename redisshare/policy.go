@@ -2,7 +2,9 @@ package redisshare
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -37,17 +39,33 @@ func (s *Shared) checkPolicy(ctx context.Context) error {
 			return look(ctx, m, m.Options().Addr)
 		})
 	} else {
-		err = look(ctx, s.rdb, "Redis")
+		if info, ierr := s.rdb.Info(ctx, "cluster").Result(); ierr == nil && strings.Contains(info, "cluster_enabled:1") {
+			return ErrClusterNode
+		}
+		err = look(ctx, s.rdb, "Redis at "+addrOf(s.rdb))
 	}
 	if err != nil {
 		return fmt.Errorf("redisshare: reading maxmemory-policy: %w", err)
 	}
 	if len(evicting) > 0 {
-		return fmt.Errorf("%w: %v", ErrEvicting, evicting)
+		return fmt.Errorf("%w: %s", ErrEvicting, strings.Join(evicting, "; "))
 	}
 	if len(unread) > 0 {
 		s.logger.Warn("redisshare: cannot read maxmemory-policy; make sure it is noeviction, or a key evicted mid-lease lets two requests go to one server",
 			"servers", unread)
 	}
 	return nil
+}
+
+// ErrClusterNode is returned by New for a client of one server that is a
+// node of a Redis Cluster: its keys are on every master, and only a
+// redis.ClusterClient follows them there.
+var ErrClusterNode = errors.New("redisshare: the server is a Redis Cluster node: use redis.NewClusterClient")
+
+// addrOf is the address a client of one server dials, if it says.
+func addrOf(c redis.UniversalClient) string {
+	if cl, ok := c.(*redis.Client); ok {
+		return cl.Options().Addr
+	}
+	return "its address"
 }

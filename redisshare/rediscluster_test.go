@@ -2,6 +2,7 @@ package redisshare_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/redistest"
+	"github.com/politecrawler/polite/redisshare"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -21,6 +23,12 @@ import (
 func TestClusterOfThreeMasters(t *testing.T) {
 	const hosts, procs, pages = 30, 3, 6
 	cl := redistest.StartCluster(t, 3)
+	// A client of one server, given a node, is told to use a Cluster's.
+	node := redis.NewClient(&redis.Options{Addr: cl.Masters[1].Addr()})
+	if _, err := redisshare.New(node, redisshare.Options{}); !errors.Is(err, redisshare.ErrClusterNode) {
+		t.Errorf("New with a client of one Cluster node: %v, want ErrClusterNode", err)
+	}
+	node.Close()
 	fc := startFarm(t, hosts, 100*time.Millisecond)
 	var urls []string
 	for p := range pages {

@@ -23,7 +23,8 @@ import "github.com/redis/go-redis/v9"
 //
 // The epoch key holds when the slot's data began: set by the first call
 // that finds it missing, on a fresh server or one restarted without its
-// data. For grace milliseconds after that, an address without a key may
+// data, and kept 30 days (a crawl whose Prefix is not used again leaves
+// nothing behind; one that runs on costs a grace a month). For grace milliseconds after that, an address without a key may
 // not be claimed: the processes that owned it, or knew its rest, write
 // them back first (restore.go).
 
@@ -44,7 +45,7 @@ local me, lease, lrest, grace, robotsAge = ARGV[1], tonumber(ARGV[2]), tonumber(
 local epoch = redis.call('GET', KEYS[5])
 if not epoch then
   epoch = tostring(now)
-  redis.call('SET', KEYS[5], epoch)
+  redis.call('SET', KEYS[5], epoch, 'PX', 2592000000)
 end
 local a = redis.call('HMGET', KEYS[1], 'due', 'tok', 'owner', 'until', 'lrest', 'nxt', 'nxtUntil')
 if not a[1] and not a[2] and now < tonumber(epoch) + grace then
@@ -128,7 +129,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local epoch = redis.call('GET', KEYS[3])
 if not epoch then
   epoch = tostring(now)
-  redis.call('SET', KEYS[3], epoch)
+  redis.call('SET', KEYS[3], epoch, 'PX', 2592000000)
 end
 local a = redis.call('HMGET', KEYS[1], 'tok', 'owner', 'until', 'lrest')
 if a[2] ~= ARGV[1] or a[1] ~= ARGV[2] or now >= tonumber(a[3]) then
@@ -188,7 +189,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local epoch = redis.call('GET', KEYS[2])
 if not epoch then
   epoch = tostring(now)
-  redis.call('SET', KEYS[2], epoch)
+  redis.call('SET', KEYS[2], epoch, 'PX', 2592000000)
 end
 local kind, me, tok, ms, lrest = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local a = redis.call('HMGET', KEYS[1], 'due', 'tok', 'owner', 'until')
@@ -214,7 +215,7 @@ local e = redis.call('GET', KEYS[1])
 if not e then
   local t = redis.call('TIME')
   e = tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-  redis.call('SET', KEYS[1], e)
+  redis.call('SET', KEYS[1], e, 'PX', 2592000000)
 end
 return e
 `)
