@@ -270,17 +270,7 @@ func TestRedisHangsTwentySeconds(t *testing.T) {
 		ps = append(ps, startFetcher(t, srv.Addr(), fc, urls, 0, nameEnv+fmt.Sprintf("=p%d@farm.test", i)))
 	}
 	fc.awaitSeen(t, 3*hosts)
-	srv.Pause()
-	hung := time.Now()
-	time.Sleep(20 * time.Second) // the fault itself, not a rule's wait
-	back := time.Now()
-	srv.Resume()
-	for _, p := range ps {
-		answered(t, p.wait(t), urls)
-	}
-	vs := fc.visits(t)
-	report(t, vs)
-	robotsOnce(t, vs, hosts)
+	vs, hung, back := outage(t, fc, ps, urls, hosts, srv.Pause, srv.Resume, 20*time.Second)
 	// An owner asks nothing of Redis while its server answered within
 	// Silence, and a request granted then may still begin.
 	quiet := hung.Add(redisshare.Silence + 500*time.Millisecond)
@@ -331,4 +321,24 @@ func TestOwnerGivesUpWithinTheHold(t *testing.T) {
 		return
 	}
 	t.Error("the waiting process's page never reached the farm")
+}
+
+// outage stops (a server), waits d, starts it again, then waits for every
+// process and checks the whole run as the farm saw it: no overlap, no gap
+// below the floor, robots.txt once a host, every URL answered. It returns
+// the visits and when the outage began and ended.
+func outage(t *testing.T, fc *farmChild, ps []*fetcherChild, urls []string, hosts int, stop, start func(), d time.Duration) (vs []politetest.Visit, from, to time.Time) {
+	t.Helper()
+	stop()
+	from = time.Now()
+	time.Sleep(d) // the outage itself, not a rule's wait
+	to = time.Now()
+	start()
+	for _, p := range ps {
+		answered(t, p.wait(t), urls)
+	}
+	vs = fc.visits(t)
+	report(t, vs)
+	robotsOnce(t, vs, hosts)
+	return vs, from, to
 }

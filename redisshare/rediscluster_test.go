@@ -41,17 +41,7 @@ func TestClusterOfThreeMasters(t *testing.T) {
 	}
 	fc.awaitSeen(t, hosts*4)
 	dead := cl.Masters[0]
-	dead.Crash()
-	down := time.Now()
-	time.Sleep(10 * time.Second) // the outage itself, not a rule's wait
-	up := time.Now()
-	dead.Restart()
-	for _, p := range ps {
-		answered(t, p.wait(t), urls)
-	}
-	vs := fc.visits(t)
-	report(t, vs)
-	robotsOnce(t, vs, hosts)
+	vs, down, up := outage(t, fc, ps, urls, hosts, dead.Crash, dead.Restart, 10*time.Second)
 
 	// Which farm addresses the killed master answers for.
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})

@@ -64,11 +64,7 @@ func drain(t *testing.T, f *polite.Fetcher, urls []string) []*polite.Result {
 // each robots.txt fetched once (R5.3).
 func TestTwoFetchersOneRedis(t *testing.T) {
 	srv := redistest.Start(t)
-	farm := politetest.Start(t, politetest.Hosts(10)...)
-	var urls []string
-	for i := range 10 {
-		urls = append(urls, farm.URL(fmt.Sprintf("host%d.test", i+1), "/page"))
-	}
+	farm, urls := tenHosts(t)
 	a, _ := sharedFetcher(t, srv, farm)
 	b, _ := sharedFetcher(t, srv, farm)
 	bothPolite(t, farm, a, b, urls)
@@ -81,13 +77,19 @@ func TestTwoFetchersOneRedis(t *testing.T) {
 // or follow them within the floor.)
 func TestTwoFetchersOneShared(t *testing.T) {
 	srv := redistest.Start(t)
+	farm, urls := tenHosts(t)
+	_, sh := sharedFetcher(t, srv, farm)
+	bothPolite(t, farm, fetcherOn(t, sh, farm), fetcherOn(t, sh, farm), urls)
+}
+
+// tenHosts is a farm of ten hosts and a page of each.
+func tenHosts(t *testing.T) (*politetest.Farm, []string) {
 	farm := politetest.Start(t, politetest.Hosts(10)...)
 	var urls []string
 	for i := range 10 {
 		urls = append(urls, farm.URL(fmt.Sprintf("host%d.test", i+1), "/page"))
 	}
-	_, sh := sharedFetcher(t, srv, farm)
-	bothPolite(t, farm, fetcherOn(t, sh, farm), fetcherOn(t, sh, farm), urls)
+	return farm, urls
 }
 
 // bothPolite has a and b fetch the same urls at once, and checks what
