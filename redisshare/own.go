@@ -330,7 +330,7 @@ func (s *Shared) releaseCallLocked(r releaseOf, l *lane) *call {
 		delete(s.releasing, a)
 		if err := cmd.Err(); err != nil && !isReply(err) {
 			if _, still := s.owed[a]; !still || s.owed[a].token <= r.token {
-				left := ends.Sub(time.Now())
+				left := time.Until(ends)
 				s.owed[a] = owedRelease{releaseOf: releaseOf{a, r.token, left}, lane: l, ends: ends,
 					leases: time.Now().Add(leaseTimes * polite.MaxTimeout)}
 			}
