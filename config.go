@@ -144,8 +144,8 @@ type Config struct {
 	// DefaultMaxUnread.
 	MaxUnread int
 
-	// MinRest raises the floor of the rest after each request (R2.1).
-	// Zero or anything below the 3 s floor: the floor.
+	// MinRest raises the floor of the rest after each request to any host,
+	// documented APIs included (R2.1). Zero or below a host's floor: the floor.
 	MinRest time.Duration
 
 	// DurationFactor raises the multiple of the last request's duration a
@@ -244,6 +244,7 @@ type settings struct {
 	maxUnread    int
 	retries      int
 	pacing       pacing.Policy
+	apiFloor     time.Duration // the caller's MinRest, for documented APIs too (R2.1)
 	maxBody      int64
 	timeout      time.Duration
 	maxBackoff   time.Duration
@@ -274,6 +275,7 @@ func (c Config) settle() (settings, error) {
 		maxUnread:    c.MaxUnread,
 		retries:      c.Retries,
 		pacing:       pacing.Policy{Floor: c.MinRest, Factor: c.DurationFactor},
+		apiFloor:     c.MinRest,
 		maxBody:      c.MaxBodyBytes,
 		timeout:      c.Timeout,
 		maxBackoff:   c.MaxBackoff,

@@ -38,6 +38,7 @@ func newScheduler(f *Fetcher, hk hooks) *schedule.Scheduler {
 		MaxInFlight:    set.maxInFlight,
 		CPU:            hk.cpu,
 		Pacing:         set.pacing,
+		APIFloor:       set.apiFloor,
 		MaxBackoff:     set.maxBackoff,
 		Horizon:        set.horizon,
 		Retries:        set.retries,

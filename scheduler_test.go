@@ -37,6 +37,18 @@ func TestRaisedFloor(t *testing.T) {
 	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 4, 7*time.Second)
 }
 
+// R2.1, R5.5: a caller's MinRest raises the floor of every host, a
+// documented API's 1 s floor included: no option makes it less polite.
+func TestRaisedFloorForAPI(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "api.test"})
+	r.start(polite.Config{AllowPrivateNetworks: true, MinRest: 7 * time.Second,
+		APIs: []polite.API{{Host: h, Terms: "https://api.test/terms"}}})
+	r.add(r.pages(h, 3)...)
+	r.results(3)
+	wantGaps(t, h, r.farm.Audit().VisitsTo(h), 3, 7*time.Second) // no robots.txt (R5.5)
+}
+
 // R2.2: a host that takes 2 s per answer rests 10 s; one that takes 7 s
 // rests the 30 s cap, not 35 s.
 func TestDurationTermAndCap(t *testing.T) {

@@ -46,6 +46,7 @@ type Config struct {
 	// short (cpu.go).
 	CPU            CPUGauge
 	Pacing         pacing.Policy // the web floor and duration factor (R2.1, R2.2)
+	APIFloor       time.Duration // a documented API's floor when above 1 s: the caller's MinRest (R2.1)
 	MaxBackoff     time.Duration // R2.5's cap
 	Horizon        time.Duration // a Retry-After beyond it parks (R2.4)
 	Retries        int           // tries again of a transient failure (R11.3)
