@@ -270,28 +270,6 @@ func pageLinks(page *htmlpass.Page, sig Signals) []Link {
 	return out
 }
 
-// ErrAIInputRefused: the site refuses that the page be fed to an AI model
-// at answer time (R7.2). The page was fetched and kept; only its text is
-// held back from an AI reader. The error is an *AIInputRefusedError that
-// names the signal.
-var ErrAIInputRefused = errors.New("polite: AI input refused by the site")
-
-// AIInputRefusedError is the error TextForAI returns when a signal refuses
-// AI input (R7.2): it names the signal and where the site gave it. It
-// matches ErrAIInputRefused with errors.Is.
-type AIInputRefusedError struct {
-	Signal Signal
-}
-
-// Error reads like "polite: AI input refused by the site: ai-input=no
-// (robots.txt line 4)".
-func (e *AIInputRefusedError) Error() string {
-	return ErrAIInputRefused.Error() + ": " + e.Signal.String()
-}
-
-// Is makes errors.Is(err, ErrAIInputRefused) true.
-func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInputRefused }
-
 // TextForAI returns the page's readable text for an AI reader: the text a
 // person sees, without markup, scripts or styles, block elements on their
 // own lines (at most 1 MiB). When the site refuses AI input (see

@@ -2,8 +2,6 @@ package polite
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -158,25 +156,6 @@ const (
 	// cannot be reached; after it, the site is unreachable.
 	RobotsStaleLimit = schedule.RobotsStaleLimit
 )
-
-// ErrDisallowed: robots.txt disallows the URL for the fetcher's product
-// token (R5.4). The Result carries a *DisallowedError with the rule.
-var ErrDisallowed = errors.New("polite: disallowed by robots.txt")
-
-// DisallowedError says which robots.txt rule disallowed a URL.
-type DisallowedError struct {
-	URL      string
-	Agent    string
-	Decision Decision
-}
-
-func (e *DisallowedError) Error() string {
-	return fmt.Sprintf("polite: %s disallowed for %s by robots.txt line %d: Disallow: %s",
-		e.URL, e.Agent, e.Decision.Line, e.Decision.Pattern)
-}
-
-// Is makes errors.Is(err, ErrDisallowed) true.
-func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
 
 // originKey is scheme://host:port, lower-case, the port always written.
 func originKey(raw string) (string, error) { return schedule.OriginKey(raw) }

@@ -322,22 +322,6 @@ func (f *Fetcher) redirectTarget(t *schedule.Task, loc string) (target, name str
 // URL already added, or a URL pattern whose pages keep repeating the same
 // content. Nothing is dropped without a Result.
 
-// ErrTrap: the URL was dropped as a crawler trap; the Result carries a
-// *TrapError naming the kind and the evidence.
-var ErrTrap = errors.New("polite: crawler trap")
-
-// ErrDuplicate: Add was given a URL already added in this run, in this
-// spelling or another one that normalises the same (R9). Nothing is
-// accepted, and no Result comes for it.
-var ErrDuplicate = errors.New("polite: URL already added")
-
-// TrapError says which trap a URL fell into.
-type TrapError struct {
-	URL    string
-	Kind   TrapKind
-	Reason string
-}
-
 // TrapKind names a kind of crawler trap (R9); Stats.Traps counts by it.
 type TrapKind string
 
@@ -349,13 +333,6 @@ const (
 	TrapTooDeep           TrapKind = "too-deep"           // more path segments than a site has
 	TrapRepeatedContent   TrapKind = "repeated-content"   // a URL pattern whose pages serve one content
 )
-
-func (e *TrapError) Error() string {
-	return fmt.Sprintf("polite: %s dropped as a trap (%s): %s", e.URL, e.Kind, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrTrap) true.
-func (e *TrapError) Is(target error) bool { return target == ErrTrap }
 
 // trapLimits are the trap detector's bounds: at most 16 path segments,
 // dates within 2 years of today, and a URL pattern dropped after 5 of its

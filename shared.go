@@ -2,7 +2,6 @@ package polite
 
 import (
 	"context"
-	"errors"
 	"net/netip"
 	"time"
 )
@@ -79,12 +78,3 @@ type Turn struct {
 	Stopped string
 	Robots  bool
 }
-
-// ErrStoppedElsewhere is the cause of the *StoppedError of a host that
-// another process sharing the Coordinator stopped (R3).
-var ErrStoppedElsewhere = errors.New("polite: host stopped by another process")
-
-// ErrCoordinator is what the log says when a Coordinator's Take fails,
-// wrapping its error: no request is sent while it does (Stats.SharedDown).
-// The URLs wait; none is answered with it.
-var ErrCoordinator = errors.New("polite: coordinator unreachable")

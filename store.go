@@ -12,17 +12,6 @@ import (
 	"github.com/politecrawler/polite/internal/storage"
 )
 
-// ErrStore wraps every error of OpenStore and of a Store's methods:
-// errors.Is(err, ErrStore) holds for all of them, and the error says
-// which file and what went wrong (not a store, damaged, newer format,
-// closed, an empty key, …).
-var ErrStore = errors.New("polite: store")
-
-// ErrStoreLocked: OpenStore gave up waiting (about a second) for a store
-// file held by another process, or by another Store of this one not yet
-// closed. errors.Is(err, ErrStore) holds too.
-var ErrStoreLocked = fmt.Errorf("%w locked", ErrStore)
-
 // Store is the fetcher's memory across requests and runs, in the three
 // parts it consumes: page copies (PageStore, R6), robots.txt copies
 // (RobotsStore, R5.3), and host records and refusals (HostStore, R3.3-4).
@@ -318,10 +307,6 @@ func (f *Fetcher) doStore(j schedule.StoreJob) *schedule.StoreAnswer {
 // DefaultCoolOff is how long a host stopped by a refusal is left alone
 // across runs the first time, 6 h; each further stop doubles it (R3.3).
 const DefaultCoolOff = pacing.DefaultCoolOff
-
-// ErrCoolingOff: the host was stopped in an earlier run and its cool-off
-// has not ended (R3.3); the cause of the *StoppedError of its URLs.
-var ErrCoolingOff = schedule.ErrCoolingOff
 
 // keepStop writes a stop. A store error is logged, never fatal: the host
 // is stopped for this run whatever the store says.
