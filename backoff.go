@@ -19,36 +19,36 @@ type ResponseKind uint8
 
 // The kinds of response, and what the fetcher does about each.
 const (
-	KindNone          ResponseKind = iota // no response came: the request failed, or was never made
-	KindOK                                // content: keep it
-	KindNotModified                       // 304: the stored copy is current (R6)
-	KindRedirect                          // 3xx with a Location: a new request, on its host's budget (R8.3)
-	KindNotFound                          // 404, 410 and other 4xx that are not refusals: no page here
-	KindRateLimited                       // 429: the host limits the rate; wait Retry-After or back off (R2.4–R2.5)
-	KindServerFailure                     // 5xx: back off; five in a row stop the host (R2.5, R3.2)
-	KindRefused                           // 402, 403 or a challenge page: stop the host for the run (R3.1)
+	ResponseNone          ResponseKind = iota // no response came: the request failed, or was never made
+	ResponseOK                                // content: keep it
+	ResponseNotModified                       // 304: the stored copy is current (R6)
+	ResponseRedirect                          // 3xx with a Location: a new request, on its host's budget (R8.3)
+	ResponseNotFound                          // 404, 410 and other 4xx that are not refusals: no page here
+	ResponseRateLimited                       // 429: the host limits the rate; wait Retry-After or back off (R2.4–R2.5)
+	ResponseServerFailure                     // 5xx: back off; five in a row stop the host (R2.5, R3.2)
+	ResponseRefused                           // 402, 403 or a challenge page: stop the host for the run (R3.1)
 )
 
 var kindNames = [...]string{
-	KindNone:          "none",
-	KindOK:            "ok",
-	KindNotModified:   "not-modified",
-	KindRedirect:      "redirect",
-	KindNotFound:      "not-found",
-	KindRateLimited:   "rate-limited",
-	KindServerFailure: "server-failure",
-	KindRefused:       "refused",
+	ResponseNone:          "none",
+	ResponseOK:            "ok",
+	ResponseNotModified:   "not-modified",
+	ResponseRedirect:      "redirect",
+	ResponseNotFound:      "not-found",
+	ResponseRateLimited:   "rate-limited",
+	ResponseServerFailure: "server-failure",
+	ResponseRefused:       "refused",
 }
 
 var kindMeanings = [...]string{
-	KindNone:          "no response: the request failed before a status came, or was never made",
-	KindOK:            "content: the page is kept",
-	KindNotModified:   "not modified: the stored copy is still current",
-	KindRedirect:      "a redirect: the new URL is a new request, paced by its own host",
-	KindNotFound:      "no page here: nothing to retry",
-	KindRateLimited:   "the host limits the rate: the next request waits for Retry-After, or for a growing backoff with jitter",
-	KindServerFailure: "the server is failing: the next request waits for Retry-After, or for a growing backoff with jitter; five failures in a row stop the host",
-	KindRefused:       "the host refuses the crawler: it is stopped for the run, and nothing more is asked of it",
+	ResponseNone:          "no response: the request failed before a status came, or was never made",
+	ResponseOK:            "content: the page is kept",
+	ResponseNotModified:   "not modified: the stored copy is still current",
+	ResponseRedirect:      "a redirect: the new URL is a new request, paced by its own host",
+	ResponseNotFound:      "no page here: nothing to retry",
+	ResponseRateLimited:   "the host limits the rate: the next request waits for Retry-After, or for a growing backoff with jitter",
+	ResponseServerFailure: "the server is failing: the next request waits for Retry-After, or for a growing backoff with jitter; five failures in a row stop the host",
+	ResponseRefused:       "the host refuses the crawler: it is stopped for the run, and nothing more is asked of it",
 }
 
 // Meaning says in a sentence what the fetcher does with a response of
@@ -69,7 +69,7 @@ func (k ResponseKind) String() string {
 }
 
 // Verdict is what Classify makes of a response (R3.5). The zero Verdict,
-// of Kind KindNone, is that of no response at all: it never reads as ok.
+// of Kind ResponseNone, is that of no response at all: it never reads as ok.
 type Verdict struct {
 	Kind ResponseKind
 	// RetryAfter is the wait the server asked for, when it sent a valid
@@ -93,7 +93,7 @@ type Verdict struct {
 // Failure reports whether the verdict counts towards the failures in a row
 // that back a host off and, at five, stop it (R2.5, R3.2).
 func (v Verdict) Failure() bool {
-	return v.Kind == KindRateLimited || v.Kind == KindServerFailure
+	return v.Kind == ResponseRateLimited || v.Kind == ResponseServerFailure
 }
 
 // String reads like "rate-limited, wait 2m0s from Retry-After, note none";
@@ -145,7 +145,7 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 		body = body[:classifyPrefix]
 	}
 	if c, ok := challenge.Detect(status, header, body); ok {
-		return Verdict{Kind: KindRefused, Challenge: true, Vendor: c.Vendor, Evidence: c.Evidence,
+		return Verdict{Kind: ResponseRefused, Challenge: true, Vendor: c.Vendor, Evidence: c.Evidence,
 			Note: "a bot check or CAPTCHA: the host is stopped for the run; the fetcher never solves or evades one"}
 	}
 	v := Verdict{Evidence: "status " + strconv.Itoa(status)}
@@ -155,43 +155,43 @@ func classifyAt(status int, header http.Header, body []byte, now time.Time) Verd
 	}
 	switch {
 	case status == http.StatusPaymentRequired:
-		v.Kind = KindRefused
+		v.Kind = ResponseRefused
 		v.Note = "payment required: the host is stopped for the run; the fetcher does not pay"
 		if p := header.Get("Crawler-Price"); p != "" {
 			v.Evidence += ", crawler-price: " + p
 		}
 	case status == http.StatusForbidden:
-		v.Kind = KindRefused
+		v.Kind = ResponseRefused
 		v.Note = "forbidden: the host is stopped for the run; no retry with another identity"
 	case status == statusBotBlock:
-		v.Kind = KindRefused
+		v.Kind = ResponseRefused
 		v.Note = "status 999, a known bot block: the host is stopped for the run"
 	case status < 200 || status > 599:
-		v.Kind = KindServerFailure
+		v.Kind = ResponseServerFailure
 		v.Note = "a status outside HTTP's classes: counted as a server failure"
 	case status == http.StatusTooManyRequests:
-		v.Kind = KindRateLimited
+		v.Kind = ResponseRateLimited
 	case status >= 500 && status <= 599:
-		v.Kind = KindServerFailure
+		v.Kind = ResponseServerFailure
 	case status == http.StatusNotModified:
-		v.Kind = KindNotModified
+		v.Kind = ResponseNotModified
 	case isRedirect(status) && headerValue(header, keyLocation) != "":
-		v.Kind = KindRedirect
+		v.Kind = ResponseRedirect
 	case isRedirect(status):
-		v.Kind = KindNotFound
+		v.Kind = ResponseNotFound
 		v.Note = "a redirect without a Location: nothing to follow"
 	case status >= 300 && status <= 399:
 		// 300 offers a choice, 305 asks for a proxy (never used, R10.2),
 		// the others are unassigned: none is a redirect to follow.
-		v.Kind = KindNotFound
+		v.Kind = ResponseNotFound
 		v.Note = "a 3xx that is not 301, 302, 303, 307 or 308: nothing is followed"
 	case status >= 400 && status <= 499:
-		v.Kind = KindNotFound
+		v.Kind = ResponseNotFound
 		if status == http.StatusUnauthorized {
 			v.Note = "needs a login: the fetcher never logs in"
 		}
 	default:
-		v.Kind = KindOK
+		v.Kind = ResponseOK
 	}
 	if !v.Failure() {
 		v.RetryAfter, v.HasRetryAfter = 0, false // only 429 and 5xx set the wait (R2.4)

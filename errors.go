@@ -189,11 +189,11 @@ func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInpu
 // are not errors: their Status and Verdict say what they are.
 func responseError(host, url string, status int, v Verdict, at time.Time) error {
 	switch v.Kind {
-	case KindRefused:
+	case ResponseRefused:
 		return &RefusalError{Host: host, URL: url, Status: status, Verdict: v, At: at}
-	case KindRateLimited:
+	case ResponseRateLimited:
 		return fmt.Errorf("%w: %d from %s", ErrRateLimited, status, url)
-	case KindServerFailure:
+	case ResponseServerFailure:
 		return fmt.Errorf("%w: %d from %s", ErrServerFailure, status, url)
 	}
 	return nil

@@ -89,9 +89,9 @@ func (f *Fetcher) judge(t *schedule.Task, c *completion) {
 		c.Failed = v.Failure() || errors.Is(c.err, ErrIncompleteBody)
 		c.RetryAfter, c.HasRetryAfter = v.RetryAfter, v.HasRetryAfter
 		switch v.Kind {
-		case KindRefused:
+		case ResponseRefused:
 			c.Meaning = schedule.Refused
-		case KindRedirect:
+		case ResponseRedirect:
 			c.Meaning = schedule.Redirect
 		}
 	} else {

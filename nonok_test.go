@@ -67,7 +67,7 @@ func TestNonOKBodyOfUnreadTypeIsReadOnlyForClassify(t *testing.T) {
 	r.add(blob, next)
 	res := r.results(2)
 	got := res[blob]
-	if got.Status != http.StatusNotFound || got.Verdict.Kind != polite.KindNotFound || got.Attempts != 1 {
+	if got.Status != http.StatusNotFound || got.Verdict.Kind != polite.ResponseNotFound || got.Attempts != 1 {
 		t.Errorf("404: status %d, verdict %v, %d attempts", got.Status, got.Verdict, got.Attempts)
 	}
 	if errors.Is(got.Err, polite.ErrIncompleteBody) || errors.Is(got.Err, polite.ErrBodyTooLarge) {
@@ -117,7 +117,7 @@ func TestNonOKChallengePageIsStillClassified(t *testing.T) {
 	a, b := r.url(host, "/a"), r.url(host, "/b")
 	r.add(a, b)
 	res := r.results(2)
-	if v := res[a].Verdict; v.Kind != polite.KindRefused || !v.Challenge || !errors.Is(res[a].Err, polite.ErrRefused) {
+	if v := res[a].Verdict; v.Kind != polite.ResponseRefused || !v.Challenge || !errors.Is(res[a].Err, polite.ErrRefused) {
 		t.Errorf("503 challenge: verdict %v, %v; want a refusal", v, res[a].Err)
 	}
 	if string(res[a].Body) != string(body) || res[a].Truncated {
@@ -142,7 +142,7 @@ func TestNonOKRefusalOfUnreadTypeStopsTheHost(t *testing.T) {
 	a, b := r.url(host, "/a"), r.url(host, "/b")
 	r.add(a, b)
 	res := r.results(2)
-	if res[a].Verdict.Kind != polite.KindRefused || !errors.Is(res[a].Err, polite.ErrRefused) {
+	if res[a].Verdict.Kind != polite.ResponseRefused || !errors.Is(res[a].Err, polite.ErrRefused) {
 		t.Errorf("403: verdict %v, %v; want a refusal", res[a].Verdict, res[a].Err)
 	}
 	if len(res[a].Body) > classifyLen || !res[a].Truncated {

@@ -127,7 +127,7 @@ func TestOnlyRedirectStatusesAreFollowed(t *testing.T) {
 		r.add(r.farm.URL(from, p))
 	}
 	for u, res := range r.results(len(pages)) {
-		if res.Err != nil || len(res.Redirects) != 0 || res.FinalURL != u || res.Verdict.Kind != polite.KindNotFound {
+		if res.Err != nil || len(res.Redirects) != 0 || res.FinalURL != u || res.Verdict.Kind != polite.ResponseNotFound {
 			t.Errorf("%s: status %d, kind %v, %v, %d hops; want the 3xx itself, nothing followed", u, res.Status, res.Verdict.Kind, res.Err, len(res.Redirects))
 		}
 	}

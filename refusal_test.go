@@ -135,7 +135,7 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 	r.add(urls...)
 	res := r.results(len(urls))
 	var ref *polite.RefusalError
-	if !errors.As(res[x].Err, &ref) || ref.Status != 403 || ref.Host != "closed.test" || ref.Verdict.Kind != polite.KindRefused {
+	if !errors.As(res[x].Err, &ref) || ref.Status != 403 || ref.Host != "closed.test" || ref.Verdict.Kind != polite.ResponseRefused {
 		t.Fatalf("refused URL: %v", res[x].Err)
 	}
 	for _, p := range []string{"/y", "/z"} {
@@ -205,7 +205,7 @@ func TestChallengePagesStopTheirHosts(t *testing.T) {
 	for _, s := range sites {
 		v := res[s.page].Verdict
 		stopped := errors.Is(res[s.next].Err, polite.ErrHostStopped)
-		if v.Kind == polite.KindRefused != stopped {
+		if v.Kind == polite.ResponseRefused != stopped {
 			t.Errorf("%s: verdict %v, next URL %v", s.name, v.Kind, res[s.next].Err)
 		}
 		if v.Challenge && !errors.Is(res[s.page].Err, polite.ErrRefused) {

@@ -180,17 +180,17 @@ func (s *settings) policyFor(name string) schedule.Policy {
 // stops the host, where a page behind one is only not found.
 func judgeRobots(c *completion) schedule.RobotsAnswer {
 	if c.Status == http.StatusUnauthorized {
-		c.verdict.Kind, c.verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
+		c.verdict.Kind, c.verdict.Note = ResponseRefused, "robots.txt needs a login: the host is stopped for the run"
 	}
 	if c.err != nil {
 		return schedule.RobotsSilent
 	}
 	switch c.verdict.Kind {
-	case KindOK:
+	case ResponseOK:
 		return schedule.RobotsRules
-	case KindNotModified:
+	case ResponseNotModified:
 		return schedule.RobotsSame
-	case KindNotFound:
+	case ResponseNotFound:
 		return schedule.RobotsAllowAll
 	}
 	return schedule.RobotsSilent

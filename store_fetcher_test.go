@@ -63,7 +63,7 @@ func TestStoreTwoRuns(t *testing.T) {
 		if a.Err != nil || b.Err != nil || a.NotModified || !b.NotModified || !bytes.Equal(a.Body, b.Body) || b.Status != 200 {
 			t.Errorf("%s: run 1 %d %v %q; run 2 %d %v not-modified=%v %q", u, a.Status, a.Err, a.Body, b.Status, b.Err, b.NotModified, b.Body)
 		}
-		if b.Verdict.Kind != polite.KindNotModified {
+		if b.Verdict.Kind != polite.ResponseNotModified {
 			t.Errorf("%s: run 2 verdict %v", u, b.Verdict.Kind)
 		}
 	}
