@@ -11,50 +11,18 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// MaxRobotsBytes is how much of a robots.txt body is parsed: 500 KiB, the
-// least RFC 9309 (section 2.5) lets a crawler read. A longer body is cut at
-// the last line end within the limit, so no rule is read in part (R5.2).
+// MaxRobotsBytes is how much of a robots.txt body is parsed, 500 KiB (R5.2),
+// cut at the last line end within it.
 const MaxRobotsBytes = robotstxt.MaxBytes
 
-// Robots is a parsed robots.txt file (RFC 9309, R5.1). Its lines are read
-// once, in order, into records (key, value, line number); User-agent records
-// divide them into groups. A group is one or more User-agent lines and the
-// Allow and Disallow rules after them, up to the next User-agent line that
-// follows a rule; other lines (Crawl-delay, Sitemap, unknown keys) neither
-// start nor end a group. A crawler obeys exactly one set of rules: every
-// group naming its product token, merged; if there is none, every group
-// naming "*", merged; if there is none either, no rules at all. To judge a
-// URL, the patterns of that set are matched against the URL's path and
-// query: the longest matching pattern (in octets, percent-encoding made
-// canonical) decides, Allow winning a tie, and a URL no pattern matches is
-// allowed. /robots.txt itself is always allowed.
-//
-// Allowed answers yes or no; Decide also says which line decided and which
-// group applied, for logs and for the error a disallowed URL returns;
-// CrawlDelay and Sitemaps give the other lines a polite crawler uses. Most
-// callers want Allowed, and Decide when they must explain a refusal.
-//
-// The nil *Robots allows everything, as does the Robots of an empty body:
-// a site without robots.txt has no rules (RFC 9309 section 2.3.1.3). A
-// Robots is never changed after ParseRobots returns, so it is safe for
-// concurrent use; ParseRobots may return one Robots for many files, so it
-// must not be written through.
-//
-// Parsing follows RFC 9309 and, where the RFC leaves room and does not
-// disagree, Google's reference parser (github.com/google/robotstxt): a
-// leading byte order mark is skipped; lines are cut after 16,663 bytes;
-// common misspellings of keys are accepted ("useragent", "user agent",
-// "disalow", "dissallow", "dissalow", "diasllow", "disallaw", "site-map"),
-// as is any key that begins with a known one ("sitemaps"); a known key may
-// be separated from its value by white space instead of a colon when the
-// line holds exactly two words ("Disallow /tmp"); a User-agent value counts
-// up to the end of its product token ("Googlebot/2.1" names Googlebot), and
-// "*" followed by white space and more is still "*"; an Allow pattern for a
-// file named index.htm or index.html also allows its directory's URL
-// ("Allow: /a/index.html" allows "/a/"). Unlike Google, percent-encoded
-// unreserved characters are decoded before comparison, as RFC 9309 section
-// 2.2.2 requires ("/%7Efoo" and "/~foo" are one path), and non-ASCII octets
-// in the URL are percent-encoded as they are in the patterns.
+// Robots is a parsed robots.txt file (RFC 9309, R5.1). A crawler obeys one
+// set of rules: the groups naming its product token, merged, else those
+// naming "*", else none; the longest matching pattern decides, Allow winning
+// a tie. Allowed answers yes or no; Decide says which line decided;
+// CrawlDelay and Sitemaps read the other lines. Where the RFC leaves room,
+// parsing follows Google's reference parser (misspelt keys, a missing
+// colon), and percent-encoding is compared as the RFC asks. The nil *Robots
+// allows everything. A Robots never changes, and is safe for concurrent use.
 type Robots struct {
 	f *robotstxt.File // nil for noRobots
 }
@@ -62,19 +30,11 @@ type Robots struct {
 // Decision is the reasoning behind one answer of Robots.Decide: the verdict,
 // the rule that gave it and the group the rule came from.
 type Decision struct {
-	// Allowed is the verdict: whether the crawler may fetch the URL.
-	Allowed bool
-	// Rule is "allow" or "disallow", the kind of the deciding rule; "" when
-	// no rule matched (allowed by default) or the URL is /robots.txt.
-	Rule string
-	// Pattern is the deciding rule's path pattern as written in the file.
-	Pattern string
-	// Line is the 1-based line of the deciding rule; 0 if none.
-	Line int
-	// Group lists the User-agent values, as written, of the groups that
-	// applied ("*" for the default group); nil when no group applied or the
-	// URL is /robots.txt.
-	Group []string
+	Allowed bool     // whether the crawler may fetch the URL
+	Rule    string   // "allow" or "disallow"; "" when no rule matched
+	Pattern string   // the deciding rule's pattern as written
+	Line    int      // the deciding rule's line, from 1; 0 if none
+	Group   []string // the User-agent values of the groups that applied
 }
 
 // ParseRobots reads a robots.txt body. It never fails: lines it cannot read
