@@ -71,23 +71,13 @@ func (k ResponseKind) String() string {
 // Verdict is what Classify makes of a response (R3.5). The zero Verdict,
 // of Kind ResponseNone, is that of no response at all: it never reads as ok.
 type Verdict struct {
-	Kind ResponseKind
-	// RetryAfter is the wait the server asked for, when it sent a valid
-	// Retry-After; HasRetryAfter says whether it did. A date in the past
-	// or garbage counts as none (R2.4). Without one, a failure is followed
-	// by a growing backoff.
-	RetryAfter    time.Duration
-	HasRetryAfter bool
-	// Challenge is set when the response is a bot check or CAPTCHA page;
-	// Vendor names who served it when that is known.
-	Challenge bool
-	Vendor    string
-	// Evidence is what the verdict rests on: the status, a header, or a
-	// marker in the body.
-	Evidence string
-	// Note says what the fetcher does next, in a sentence; "" when there
-	// is nothing to add.
-	Note string
+	Kind          ResponseKind
+	RetryAfter    time.Duration // the wait a valid Retry-After asked for (R2.4)
+	HasRetryAfter bool          // a valid Retry-After came
+	Challenge     bool          // a bot check or CAPTCHA page (R3.1)
+	Vendor        string        // who served the challenge, when known
+	Evidence      string        // what the verdict rests on: the status, a header, a marker
+	Note          string        // what the fetcher does next, in a sentence
 }
 
 // Failure reports whether the verdict counts towards the failures in a row
@@ -125,14 +115,10 @@ func (v Verdict) String() string {
 // small, and their markers sit near the top.
 const classifyPrefix = 64 << 10
 
-// Classify says what a response means (R3.5): given its status, headers and
-// the start of its body, whether it is content, a redirect, a page that is
-// not there, a rate limit or server failure (and how long to wait), or a
-// refusal that stops the host: 402, 403, 999 (a bot block), or a challenge
-// page — a bot check or CAPTCHA interstitial, whatever its status. A normal
-// page that merely embeds a CAPTCHA in a form is content. A status outside
-// 200–599 is a server failure; a 3xx without a Location is no page.
-// Classify reads at most the first 64 KiB of body and never fails.
+// Classify says what a response means (R3.5) from its status, headers and
+// the first 64 KiB of its body: content, a redirect, no page, a rate limit
+// or server failure and the wait, or a refusal that stops the host (402,
+// 403, 999, or a challenge page whatever its status).
 func Classify(status int, header http.Header, body []byte) Verdict {
 	return classifyAt(status, header, body, time.Now())
 }
@@ -205,27 +191,16 @@ const statusBotBlock = 999
 
 // Bounds of R2.4–R2.5 that no option can loosen.
 const (
-	// DefaultMaxBackoff caps the backoff after failures: 5 min (R2.5).
-	DefaultMaxBackoff = pacing.DefaultMaxBackoff
-	// MaxBackoffLimit is the highest the cap may be raised to: 30 min.
-	MaxBackoffLimit = pacing.MaxBackoffLimit
-	// DefaultHorizon is the longest wait a host is kept waiting in a run;
-	// a Retry-After beyond it parks the host (R2.4).
-	DefaultHorizon = time.Hour
-	// FailuresToStop is how many failures in a row stop a host (R3.2).
-	FailuresToStop = 5
+	DefaultMaxBackoff = pacing.DefaultMaxBackoff // the cap of the backoff after failures: 5 min (R2.5)
+	MaxBackoffLimit   = pacing.MaxBackoffLimit   // the most that cap may be raised to: 30 min
+	DefaultHorizon    = time.Hour                // a Retry-After beyond it parks the host (R2.4)
+	FailuresToStop    = 5                        // failures in a row that stop a host (R3.2)
 )
 
-// ParseRetryAfter reads a Retry-After value (RFC 9110 §10.2.3): either
-// delay-seconds, or an HTTP-date in any of the three forms a recipient
-// must accept (IMF-fixdate, RFC 850, asctime). A date counts from the
-// response's Date header when that is valid (the server's clock, so skew
-// does not matter), else from now. A date that is not ahead of that — in
-// the past, or equal to it, which asks for no wait at all — is absent
-// (R2.4): ok is false, so a failure gets the growing backoff of R2.5
-// rather than a wait of 0. So is anything else that is not the grammar:
-// negative, fractional, empty, several values, garbage. Delay-seconds of
-// 0 is the grammar: wait 0, ok.
+// ParseRetryAfter reads a Retry-After value (RFC 9110): delay-seconds or an
+// HTTP-date, counted from the response's Date when valid, else from now. A
+// date not ahead, or anything outside the grammar, is absent (R2.4): ok is
+// false, and a failure gets R2.5's backoff.
 func ParseRetryAfter(value, date string, now time.Time) (wait time.Duration, ok bool) {
 	return pacing.ParseRetryAfter(value, date, now)
 }

@@ -257,11 +257,9 @@ func (f *Fetcher) Pending() int {
 	return int(f.accepted.Load() - d)
 }
 
-// Close stops the fetcher: requests in flight are cancelled, and every
-// accepted URL that has no Result yet gets one with ErrClosed (R11.2). It
-// waits for the fetcher's goroutines to end. Results already queued stay
-// readable: a Results loop yields them and ends; Next returns them, then
-// io.EOF. Close is idempotent, and stops at once a Shutdown under way.
+// Close cancels the requests in flight, answers every URL without a Result
+// ErrClosed (R11.2) and waits for the fetcher's goroutines. Results queued
+// stay readable. Close is idempotent, and cuts a Shutdown short.
 func (f *Fetcher) Close() error {
 	f.sched.Close()
 	f.cancel()
@@ -269,12 +267,9 @@ func (f *Fetcher) Close() error {
 	return nil
 }
 
-// Shutdown stops the fetcher gently: no request starts from now on, and
-// every accepted URL not yet asked gets ErrClosed at once, as with Close,
-// but the requests in flight are let finish, each with its Result. Once
-// they have, it releases what Close releases. If ctx ends first, the
-// requests still in flight are cancelled (ErrClosed) and Shutdown returns
-// ctx.Err(). After Close or Shutdown it returns nil at once.
+// Shutdown is Close that lets the requests in flight finish, each with its
+// Result; no request starts, and URLs not yet asked get ErrClosed at once.
+// If ctx ends first, it is Close and returns ctx.Err().
 func (f *Fetcher) Shutdown(ctx context.Context) error {
 	f.sched.Close()
 	var err error

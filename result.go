@@ -202,14 +202,8 @@ func (p *lazyPage) get() *htmlpass.Page {
 
 // Link is a link found on a page.
 type Link struct {
-	// URL is absolute, http or https, without fragment; relative links are
-	// resolved against the page's URL and its <base href>.
-	URL string
-	// NoFollow is set when the site asks crawlers not to follow the link:
-	// every link on the page carries rel="nofollow", or the page as a whole
-	// says nofollow (robots meta, the crawler's own meta name, or
-	// X-Robots-Tag).
-	NoFollow bool
+	URL      string // absolute, http or https, without fragment
+	NoFollow bool   // rel="nofollow", or the page says nofollow
 }
 
 // Links returns the page's links, each once, in document order (at most

@@ -53,12 +53,8 @@ func ParseRobots(body []byte) *Robots {
 // without a file (each 4xx answer, R5.2).
 var noRobots = &Robots{}
 
-// Allowed reports whether the crawler whose product token is agent may fetch
-// url (R5.1). url is an absolute URL or a path with an optional query, in
-// the escaped form it is requested in (a URL that begins with "//" names a
-// host, as in RFC 3986); agent is a product token such as "PoliteCrawler"
-// (anything after the token, as in "PoliteCrawler/0.1", is ignored). A nil
-// *Robots allows everything.
+// Allowed reports whether the crawler whose product token is agent may
+// fetch url, an absolute URL or a path and query as requested (R5.1).
 func (r *Robots) Allowed(agent, url string) bool {
 	return r.file().Allowed(agent, url)
 }
@@ -69,11 +65,8 @@ func (r *Robots) Decide(agent, url string) Decision {
 	return Decision(r.file().Decide(agent, url))
 }
 
-// CrawlDelay is the Crawl-delay of the group that applies to agent, 0 if it
-// has none. Crawl-delay is not part of RFC 9309; its value is a decimal
-// number of seconds ("10", "0.5"). Values that are negative or not numbers
-// are ignored. When the merged groups give several values, the longest is
-// taken: the stricter reading of the site's wish (R2.3).
+// CrawlDelay is the Crawl-delay of the group that applies to agent, in
+// decimal seconds; 0 if none. Of several, the longest (R2.3).
 func (r *Robots) CrawlDelay(agent string) time.Duration {
 	return r.file().CrawlDelay(agent)
 }
@@ -109,12 +102,8 @@ func (r *Robots) file() *robotstxt.File {
 
 // Robots cache timings (R5.3).
 const (
-	// RobotsMaxAge is how long a robots.txt copy is used before it is
-	// asked for again (conditionally).
-	RobotsMaxAge = schedule.RobotsMaxAge
-	// RobotsStaleLimit is how long a copy may stand in while the site
-	// cannot be reached; after it, the site is unreachable.
-	RobotsStaleLimit = schedule.RobotsStaleLimit
+	RobotsMaxAge     = schedule.RobotsMaxAge     // a copy is used this long, then asked for again
+	RobotsStaleLimit = schedule.RobotsStaleLimit // the longest a copy stands in while the site is unreachable
 )
 
 // originKey is scheme://host:port, lower-case, the port always written.
@@ -156,16 +145,11 @@ func judgeRobots(c *completion) schedule.RobotsAnswer {
 	return schedule.RobotsSilent
 }
 
-// FetchRobots reads the robots.txt of the origin of rawURL (scheme, host
-// and port) as it is read before the origin's first page: through the
-// host's budget and its rests, with the same answers for every status
-// (R5), and fetches no page. Rules the fetcher holds fresh answer at once,
-// with no request. It waits as Fetch does, and returns the error that
-// would turn the origin's pages away: robots.txt unreachable, the host
-// refused or stopped, the fetcher closed. The rules of a robots.txt that
-// is missing (a 4xx) allow everything; a host declared an API or
-// Unrestricted reads none, and its Robots is nil. rawURL is checked as
-// Add checks it, but is not added: Add may take it afterwards.
+// FetchRobots reads the robots.txt of rawURL's origin as it is read before
+// a first page (R5), through the host's budget, or from the rules held
+// fresh, and fetches no page. It waits as Fetch does and returns the error
+// that would turn the origin's pages away. An API or Unrestricted host has
+// none: nil. rawURL is checked as Add checks it, not added.
 func (f *Fetcher) FetchRobots(ctx context.Context, rawURL string) (*Robots, error) {
 	reply := make(chan *Result, 1)
 	t, name, err := f.task(ctx, rawURL, reply)

@@ -202,15 +202,10 @@ func (f *rootSide) Literal(name string) (netip.Addr, bool) { return netguard.Lit
 
 // The pacing rules of R2 that no option can loosen.
 const (
-	// MinRest is the shortest rest after a request to a web site: 3 s (R2.1).
-	MinRest = pacing.MinRest
-	// MinDurationFactor is the smallest multiple of the last request's
-	// duration that a budget rests: 5 (R2.2).
-	MinDurationFactor = pacing.MinDurationFactor
-	// DurationRestCap caps the duration term of the rest: 30 s (R2.2).
-	DurationRestCap = pacing.DurationRestCap
-	// CrawlDelayCap caps the Crawl-delay term of the rest: 60 s (R2.3).
-	CrawlDelayCap = pacing.CrawlDelayCap
+	MinRest           = pacing.MinRest           // the floor after a request to a web site: 3 s (R2.1)
+	MinDurationFactor = pacing.MinDurationFactor // the least multiple of the last request's duration rested: 5 (R2.2)
+	DurationRestCap   = pacing.DurationRestCap   // the cap of the duration term: 30 s (R2.2)
+	CrawlDelayCap     = pacing.CrawlDelayCap     // the cap of the Crawl-delay term: 60 s (R2.3)
 )
 
 // RestTerm names the term of R2 that set a rest.
