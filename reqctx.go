@@ -34,11 +34,9 @@ func (e *requestTimeoutError) Timeout() bool { return true }
 // serve all its requests, and when it ends they serve the next goroutine's
 // (spareContexts); a new pair is made only after a timeout used them up.
 // A goroutine keeps a second set for its host lookups, with their own
-// timeout. It stays over the plain context.WithTimeoutCause per request
-// and lookup (tried in #17) because that measured 1.345 of the bare
-// loop in BenchmarkRequestCost against 1.243 (medians of 18 runs each,
-// alternated, 2026-12-02), 10 allocations a request more: past the 1.3
-// the fetcher keeps to.
+// timeout. A context.WithTimeoutCause per request costs 10 allocations
+// more and 1.345 of the bare loop in BenchmarkRequestCost (this: 1.243),
+// past the 1.3 the fetcher keeps to.
 //
 // The timer is not set again for each request. A request notes its
 // deadline; when the timer fires it ends a request past its deadline, is
@@ -157,12 +155,9 @@ func (s *spareContexts) take(parent context.Context, timeout, lookupTimeout time
 	}
 }
 
-// maxSpare bounds the contexts kept: as many as the job goroutines kept
-// waiting for work (idleWorkers) again. Keeping all that a burst made held
-// them through the run, a set per request that was ever in flight at once:
-// BenchmarkMemoryPerHostAndURL, whose 100,000 lookups run 4,096 at a time,
-// counted 1,040 bytes an idle host with them all kept, against 981 with
-// the pool of 64 (2026-12-02).
+// maxSpare bounds the contexts kept, as idleWorkers bounds the goroutines:
+// keeping all a burst made holds them through the run
+// (BenchmarkMemoryPerHostAndURL: 1,040 bytes an idle host, 981 with 64).
 const maxSpare = idleWorkers
 
 // put keeps a goroutine's contexts for the next, or releases them when
