@@ -3,6 +3,7 @@ package polite_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -12,10 +13,108 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/netguard"
 	"github.com/politecrawler/polite/politetest"
 )
+
+// R4.1, R8.1, R8.2: what the server sees is an honest, minimal GET: the
+// exact default User-Agent, no From without a contact, an Accept asking for
+// HTML, and never a Cookie or Authorization, even after a Set-Cookie.
+func TestRequestsAreHonestAndMinimal(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "cookie.test", Default: func(string) politetest.Page {
+		return politetest.Page{Header: http.Header{"Set-Cookie": {"session=abc; Path=/"}}}
+	}})
+	r.start(polite.Config{AllowPrivateNetworks: true})
+	r.add(r.pages(h, 3)...)
+	r.results(3)
+	for _, v := range r.farm.Audit().VisitsTo(h) {
+		if v.Method != http.MethodGet {
+			t.Errorf("%s: method %s", v.Path, v.Method)
+		}
+		if ua := v.Header.Get("User-Agent"); ua != "PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)" {
+			t.Errorf("%s: User-Agent %q", v.Path, ua)
+		}
+		for _, k := range []string{"From", "Cookie", "Authorization", "Referer"} {
+			if got := v.Header.Get(k); got != "" {
+				t.Errorf("%s: %s: %q sent", v.Path, k, got)
+			}
+		}
+		if a := v.Header.Get("Accept"); a != "text/html,application/xhtml+xml;q=0.9" && v.Path != politetest.RobotsPath {
+			t.Errorf("%s: Accept %q", v.Path, a)
+		}
+	}
+}
+
+// R4.2: a contact goes in the User-Agent and in From; a custom name is
+// the product token sent.
+func TestContactIsSent(t *testing.T) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "contact.test"})
+	r.start(polite.Config{AllowPrivateNetworks: true, Name: "acme-indexer", Version: "2.0", InfoURL: "https://acme.example/bot", Contact: "bot@acme.example"})
+	r.add(r.farm.URL(h, "/"))
+	r.results(1)
+	v := r.farm.Audit().VisitsTo(h)[0]
+	if ua := v.Header.Get("User-Agent"); ua != "acme-indexer/2.0 (+https://acme.example/bot; bot@acme.example)" {
+		t.Errorf("User-Agent %q", ua)
+	}
+	if from := v.Header.Get("From"); from != "bot@acme.example" {
+		t.Errorf("From %q", from)
+	}
+}
+
+// flipResolver answers the first lookup of a name with one address and
+// every later one with another, counting lookups: a DNS answer that
+// changes between the check and the connection.
+type flipResolver struct {
+	first, later netip.Addr
+	mu           sync.Mutex
+	lookups      map[string]int
+}
+
+func (f *flipResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lookups[host]++
+	if f.lookups[host] == 1 {
+		return []netip.Addr{f.first}, nil
+	}
+	return []netip.Addr{f.later}, nil
+}
+
+// R1.1: a host is resolved once, and every request to it is dialled to
+// that address (pinned), whatever the resolver says later.
+func TestAddressIsPinned(t *testing.T) {
+	r := newFarmRig(t)
+	good, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.site(politetest.Site{Name: "pinned.test", Addr: good})
+	res := &flipResolver{first: good, later: other, lookups: map[string]int{}}
+	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
+	r.add(r.pages(h, 3)...)
+	for u, got := range r.results(3) {
+		if got.Err != nil || got.Addr != good {
+			t.Errorf("%s: %v via %v", u, got.Err, got.Addr)
+		}
+	}
+	if res.lookups[h] != 1 {
+		t.Errorf("%d lookups of %s, want 1", res.lookups[h], h)
+	}
+	for _, v := range r.farm.Audit().VisitsTo(h) {
+		if v.Addr != good {
+			t.Errorf("%s was dialled at %v, not the pinned %v", v.Path, v.Addr, good)
+		}
+	}
+}
 
 // httpsURL is the farm's https URL of a site's path.
 func (r *farmRig) httpsURL(name, path string) string { return r.farm.HTTPSURL(name, path) }
@@ -314,5 +413,129 @@ func TestGzipBodyCapIsOnDecodedBytes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// R8.1: images, video, fonts and PDFs are not downloaded unless opted in:
+// the farm sees each response cut short. An opted-in type is read in full,
+// and Accept asks for it.
+func TestOnlyPagesAreRead(t *testing.T) {
+	typed := func(ct string) politetest.Page {
+		return politetest.Page{Size: mediaSize, Header: http.Header{"Content-Type": {ct}}}
+	}
+	t.Run("html only", func(t *testing.T) { htmlOnly(t, typed) })
+	t.Run("opted in", func(t *testing.T) { optedIn(t, typed) })
+}
+
+const mediaSize = 16 << 20 // larger than loopback socket buffers: a cut shows
+
+func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
+	r := newFarmRig(t)
+	h := r.site(politetest.Site{Name: "media.test", Pages: map[string]politetest.Page{
+		"/photo.jpg":  typed("image/jpeg"),
+		"/clip.mp4":   typed("video/mp4"),
+		"/font.woff2": typed("font/woff2"),
+		"/paper.pdf":  typed("application/pdf"),
+		"/sniffed":    {Body: append([]byte("%PDF-1.7\n"), make([]byte, mediaSize)...)}, // no Content-Type: sniffed
+		"/page.html":  typed("text/html; charset=utf-8"),
+	}})
+	r.start(polite.Config{AllowPrivateNetworks: true, MaxBodyBytes: 2 * mediaSize})
+	paths := []string{"/photo.jpg", "/clip.mp4", "/font.woff2", "/paper.pdf", "/sniffed", "/page.html"}
+	var urls []string
+	for _, p := range paths {
+		urls = append(urls, r.farm.URL(h, p))
+	}
+	r.add(urls...)
+	res := r.results(len(urls))
+	for _, p := range paths[:5] {
+		got := res[r.farm.URL(h, p)]
+		var te *polite.ContentTypeError
+		if !errors.As(got.Err, &te) || !errors.Is(got.Err, polite.ErrContentType) || len(got.Body) != 0 {
+			t.Errorf("%s: %v, %d bytes", p, got.Err, len(got.Body))
+		}
+	}
+	if page := res[r.farm.URL(h, "/page.html")]; page.Err != nil || len(page.Body) != mediaSize {
+		t.Errorf("page.html: %v, %d bytes", page.Err, len(page.Body))
+	}
+	for _, v := range pageVisits(r.farm.Audit().VisitsTo(h)) {
+		full := v.Path == "/page.html"
+		if v.Cut == full || (full && v.Written != mediaSize) {
+			t.Errorf("%s: farm wrote %d bytes, cut %v", v.Path, v.Written, v.Cut)
+		}
+	}
+
+}
+
+// Opted in: PDFs are read whole, images by a wildcard; others still not.
+func optedIn(t *testing.T, typed func(string) politetest.Page) {
+	r2 := newFarmRig(t)
+	h2 := r2.site(politetest.Site{Name: "docs.test", Pages: map[string]politetest.Page{
+		"/paper.pdf": typed("application/pdf"),
+		"/photo.jpg": typed("image/jpeg"),
+		"/clip.mp4":  typed("video/mp4"),
+	}})
+	r2.start(polite.Config{AllowPrivateNetworks: true, MaxBodyBytes: 2 * mediaSize, Types: []string{"application/pdf", "image/*"}})
+	pdf, jpg, mp4 := r2.farm.URL(h2, "/paper.pdf"), r2.farm.URL(h2, "/photo.jpg"), r2.farm.URL(h2, "/clip.mp4")
+	r2.add(pdf, jpg, mp4)
+	res := r2.results(3)
+	if res[pdf].Err != nil || len(res[pdf].Body) != mediaSize || res[jpg].Err != nil || len(res[jpg].Body) != mediaSize {
+		t.Errorf("opted in: pdf %v %d bytes, jpg %v %d bytes", res[pdf].Err, len(res[pdf].Body), res[jpg].Err, len(res[jpg].Body))
+	}
+	if !errors.Is(res[mp4].Err, polite.ErrContentType) {
+		t.Errorf("video without opt-in: %v", res[mp4].Err)
+	}
+	for _, v := range pageVisits(r2.farm.Audit().VisitsTo(h2)) {
+		if want := "text/html,application/xhtml+xml;q=0.9,application/pdf;q=0.8,image/*;q=0.8"; v.Header.Get("Accept") != want {
+			t.Errorf("Accept %q, want %q", v.Header.Get("Accept"), want)
+		}
+	}
+	if _, err := polite.New(polite.Config{Types: []string{"pdf"}}); !errors.Is(err, polite.ErrConfig) {
+		t.Errorf("a malformed type: %v", err)
+	}
+}
+
+// R10.2: response headers beyond 64 KiB are not read: the request fails,
+// named, as a failure of the host, and the host's next page is fetched.
+func TestHugeResponseHeaders(t *testing.T) {
+	r := newFarmRig(t)
+	host := r.site(politetest.Site{Name: "fat.test", Pages: map[string]politetest.Page{
+		"/fat": {Header: http.Header{"X-Padding": {strings.Repeat("x", 100<<10)}}},
+	}})
+	r.start(polite.Config{Retries: -1})
+	fat, next := r.url(host, "/fat"), r.url(host, "/next")
+	r.add(fat, next)
+	res := r.results(2)
+	if err := res[fat].Err; err == nil || res[fat].Status != 0 || !strings.Contains(err.Error(), "exceeded") || !strings.Contains(err.Error(), fat) {
+		t.Errorf("fat headers: status %d, %v; want no response and an error naming the URL and the cap", res[fat].Status, err)
+	}
+	if res[next].Err != nil {
+		t.Errorf("the next page: %v", res[next].Err)
+	}
+}
+
+// A connection's read buffer (netguard.ReadBufferSize) is smaller than a response
+// can be: a header line many times its size, and a body sent chunked, are
+// read whole.
+func TestResponseLongerThanReadBuffer(t *testing.T) {
+	r := newFarmRig(t)
+	long := strings.Repeat("a", 8*netguard.ReadBufferSize)
+	body := []byte("<html><body>" + strings.Repeat("x", 20*netguard.ReadBufferSize) + "</body></html>")
+	h := r.site(politetest.Site{Name: "long.test", Default: func(string) politetest.Page {
+		// BodyDelay makes the farm flush half the body before the rest,
+		// without a Content-Length: the body is sent chunked.
+		return politetest.Page{Header: http.Header{"Content-Type": {"text/html"}, "X-Long": {long}}, Body: body, BodyDelay: time.Millisecond}
+	}})
+	r.start(polite.Config{AllowPrivateNetworks: true})
+	u := r.farm.URL(h, "/")
+	r.add(u)
+	res := r.results(1)[u]
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := res.Header.Get("X-Long"); got != long {
+		t.Errorf("X-Long: %d bytes, want %d", len(got), len(long))
+	}
+	if !bytes.Equal(res.Body, body) {
+		t.Errorf("body: %d bytes, want %d", len(res.Body), len(body))
 	}
 }
