@@ -78,9 +78,9 @@ func leaseRest(j schedule.Job, maxBackoff time.Duration) time.Duration {
 // lease, then releases the budget. It is sent even as the fetcher
 // closes: a lease left to end by itself rests the address as after a
 // failure, for every process.
-func (f *Fetcher) giveBack(c *schedule.Completion) {
+func (f *Fetcher) giveBack(c *schedule.Completion, turn Turn) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), coordinatorTimeout)
-	err := f.set.coordinator.Rest(ctx, c.Lease.(Turn), c.SharedRest)
+	err := f.set.coordinator.Rest(ctx, turn, c.SharedRest)
 	cancel()
 	if err != nil {
 		f.shared.errors.Add(1)

@@ -25,10 +25,10 @@ func (f *Fetcher) work(j schedule.Job) {
 			if name := j.Lookup(); name != "" {
 				j, more = f.sched.Report(f.resolve(j, name, ctxs.lookup), nil)
 			} else {
-				c := f.fetch(j, ctxs.request)
+				c, turn := f.fetch(j, ctxs.request)
 				j, more = f.sched.Report(nil, c)
-				if c.Lease != nil {
-					f.giveBack(c)
+				if c.Leased {
+					f.giveBack(c, turn)
 				}
 			}
 		}
