@@ -29,17 +29,17 @@ func TestClassifySavedResponses(t *testing.T) {
 		vendor    string
 		wait      time.Duration
 	}{
-		"cloudflare-challenge.http":   {KindRefused, true, "Cloudflare", 0},
-		"cloudflare-block.http":       {KindRefused, true, "Cloudflare", 0},
-		"aws-waf-challenge.http":      {KindRefused, true, "AWS WAF", 0},
-		"perimeterx-block.http":       {KindRefused, true, "PerimeterX", 0},
-		"datadome-block.http":         {KindRefused, true, "DataDome", 0},
-		"captcha-shell.http":          {KindRefused, true, "", 0},
-		"pay-per-crawl.http":          {KindRefused, false, "", 0},
-		"login-with-recaptcha.http":   {KindOK, false, "", 0},
-		"turnstile-comment-form.http": {KindOK, false, "", 0},
-		"rate-limited.http":           {KindRateLimited, false, "", 120 * time.Second},
-		"maintenance.http":            {KindServerFailure, false, "", 5 * time.Minute},
+		"cloudflare-challenge.http":   {ResponseRefused, true, "Cloudflare", 0},
+		"cloudflare-block.http":       {ResponseRefused, true, "Cloudflare", 0},
+		"aws-waf-challenge.http":      {ResponseRefused, true, "AWS WAF", 0},
+		"perimeterx-block.http":       {ResponseRefused, true, "PerimeterX", 0},
+		"datadome-block.http":         {ResponseRefused, true, "DataDome", 0},
+		"captcha-shell.http":          {ResponseRefused, true, "", 0},
+		"pay-per-crawl.http":          {ResponseRefused, false, "", 0},
+		"login-with-recaptcha.http":   {ResponseOK, false, "", 0},
+		"turnstile-comment-form.http": {ResponseOK, false, "", 0},
+		"rate-limited.http":           {ResponseRateLimited, false, "", 120 * time.Second},
+		"maintenance.http":            {ResponseServerFailure, false, "", 5 * time.Minute},
 	}
 	files, _ := filepath.Glob("testdata/responses/*.http")
 	if len(files) != len(want) {
@@ -81,40 +81,40 @@ func TestClassifyStatuses(t *testing.T) {
 		wait   time.Duration
 		has    bool
 	}{
-		{"200", 200, nil, page, KindOK, 0, false},
-		{"304", 304, nil, nil, KindNotModified, 0, false},
-		{"301 with Location", 301, h("Location", "/x"), nil, KindRedirect, 0, false},
-		{"302 without Location is no page", 302, nil, nil, KindNotFound, 0, false},
-		{"300 without Location is no page", 300, nil, nil, KindNotFound, 0, false},
-		{"300 with Location is a choice, not a redirect", 300, http.Header{"Location": {"/a"}}, nil, KindNotFound, 0, false},
-		{"305 with Location asks for a proxy: not followed", 305, http.Header{"Location": {"http://proxy.test/"}}, nil, KindNotFound, 0, false},
-		{"399 with Location is unassigned: not followed", 399, http.Header{"Location": {"/a"}}, nil, KindNotFound, 0, false},
-		{"308 with Location is a redirect", 308, http.Header{"Location": {"/a"}}, nil, KindRedirect, 0, false},
-		{"999, a bot block, is a refusal (R3.1)", 999, nil, page, KindRefused, 0, false},
-		{"a status beyond 5xx is a failure", 600, h("Retry-After", "5"), nil, KindServerFailure, 5 * time.Second, true},
-		{"a 1xx as the final answer is a failure", 199, nil, nil, KindServerFailure, 0, false},
-		{"404", 404, nil, page, KindNotFound, 0, false},
-		{"410", 410, nil, nil, KindNotFound, 0, false},
-		{"401 is not a refusal of the host", 401, nil, nil, KindNotFound, 0, false},
-		{"402", 402, nil, nil, KindRefused, 0, false},
-		{"403 bare", 403, nil, nil, KindRefused, 0, false},
-		{"429 with seconds", 429, h("Retry-After", "120"), nil, KindRateLimited, 120 * time.Second, true},
-		{"429 without", 429, nil, nil, KindRateLimited, 0, false},
-		{"429 garbage", 429, h("Retry-After", "soon"), nil, KindRateLimited, 0, false},
-		{"429 two values", 429, h("Retry-After", "5", "Retry-After", "10"), nil, KindRateLimited, 0, false},
-		{"503 without", 503, nil, page, KindServerFailure, 0, false},
+		{"200", 200, nil, page, ResponseOK, 0, false},
+		{"304", 304, nil, nil, ResponseNotModified, 0, false},
+		{"301 with Location", 301, h("Location", "/x"), nil, ResponseRedirect, 0, false},
+		{"302 without Location is no page", 302, nil, nil, ResponseNotFound, 0, false},
+		{"300 without Location is no page", 300, nil, nil, ResponseNotFound, 0, false},
+		{"300 with Location is a choice, not a redirect", 300, http.Header{"Location": {"/a"}}, nil, ResponseNotFound, 0, false},
+		{"305 with Location asks for a proxy: not followed", 305, http.Header{"Location": {"http://proxy.test/"}}, nil, ResponseNotFound, 0, false},
+		{"399 with Location is unassigned: not followed", 399, http.Header{"Location": {"/a"}}, nil, ResponseNotFound, 0, false},
+		{"308 with Location is a redirect", 308, http.Header{"Location": {"/a"}}, nil, ResponseRedirect, 0, false},
+		{"999, a bot block, is a refusal (R3.1)", 999, nil, page, ResponseRefused, 0, false},
+		{"a status beyond 5xx is a failure", 600, h("Retry-After", "5"), nil, ResponseServerFailure, 5 * time.Second, true},
+		{"a 1xx as the final answer is a failure", 199, nil, nil, ResponseServerFailure, 0, false},
+		{"404", 404, nil, page, ResponseNotFound, 0, false},
+		{"410", 410, nil, nil, ResponseNotFound, 0, false},
+		{"401 is not a refusal of the host", 401, nil, nil, ResponseNotFound, 0, false},
+		{"402", 402, nil, nil, ResponseRefused, 0, false},
+		{"403 bare", 403, nil, nil, ResponseRefused, 0, false},
+		{"429 with seconds", 429, h("Retry-After", "120"), nil, ResponseRateLimited, 120 * time.Second, true},
+		{"429 without", 429, nil, nil, ResponseRateLimited, 0, false},
+		{"429 garbage", 429, h("Retry-After", "soon"), nil, ResponseRateLimited, 0, false},
+		{"429 two values", 429, h("Retry-After", "5", "Retry-After", "10"), nil, ResponseRateLimited, 0, false},
+		{"503 without", 503, nil, page, ResponseServerFailure, 0, false},
 		// R2.4: a date in the past counts as absent, so R2.5's backoff applies.
-		{"503 with a past date", 503, h("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"), nil, KindServerFailure, 0, false},
-		{"429 with a past date by the Date header", 429, h("Retry-After", "Thu, 01 Jan 2026 00:01:00 GMT", "Date", "Thu, 01 Jan 2026 00:02:00 GMT"), nil, KindRateLimited, 0, false},
-		{"503 with a date equal to Date", 503, h("Retry-After", "Thu, 01 Jan 2026 00:02:00 GMT", "Date", "Thu, 01 Jan 2026 00:02:00 GMT"), nil, KindServerFailure, 0, false},
-		{"503 with a future date", 503, h("Retry-After", "Thu, 01 Jan 2026 00:02:00 GMT", "Date", "Thu, 01 Jan 2026 00:00:00 GMT"), nil, KindServerFailure, 2 * time.Minute, true},
-		{"500", 500, nil, nil, KindServerFailure, 0, false},
-		{"Retry-After on a 200 sets no wait", 200, h("Retry-After", "60"), page, KindOK, 0, false},
-		{"decisive header on a 200", 200, h("Cf-Mitigated", "challenge"), page, KindRefused, 0, false},
-		{"Vercel deny", 403, h("X-Vercel-Mitigated", "deny"), nil, KindRefused, 0, false},
-		{"CDN identity headers are not proof", 200, h("Server", "cloudflare", "Cf-Ray", "1", "X-Iinfo", "1", "Set-Cookie", "__cf_bm=1"), page, KindOK, 0, false},
-		{"marker on a long 200 page is content", 200, nil, append([]byte("<p>Pardon Our Interruption: our story of the outage.</p>"), page...), KindOK, 0, false},
-		{"503 legacy challenge", 503, nil, []byte("<html><title>Just a moment...</title><script src=/cdn-cgi/challenge-platform/x.js></script></html>"), KindRefused, 0, false},
+		{"503 with a past date", 503, h("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"), nil, ResponseServerFailure, 0, false},
+		{"429 with a past date by the Date header", 429, h("Retry-After", "Thu, 01 Jan 2026 00:01:00 GMT", "Date", "Thu, 01 Jan 2026 00:02:00 GMT"), nil, ResponseRateLimited, 0, false},
+		{"503 with a date equal to Date", 503, h("Retry-After", "Thu, 01 Jan 2026 00:02:00 GMT", "Date", "Thu, 01 Jan 2026 00:02:00 GMT"), nil, ResponseServerFailure, 0, false},
+		{"503 with a future date", 503, h("Retry-After", "Thu, 01 Jan 2026 00:02:00 GMT", "Date", "Thu, 01 Jan 2026 00:00:00 GMT"), nil, ResponseServerFailure, 2 * time.Minute, true},
+		{"500", 500, nil, nil, ResponseServerFailure, 0, false},
+		{"Retry-After on a 200 sets no wait", 200, h("Retry-After", "60"), page, ResponseOK, 0, false},
+		{"decisive header on a 200", 200, h("Cf-Mitigated", "challenge"), page, ResponseRefused, 0, false},
+		{"Vercel deny", 403, h("X-Vercel-Mitigated", "deny"), nil, ResponseRefused, 0, false},
+		{"CDN identity headers are not proof", 200, h("Server", "cloudflare", "Cf-Ray", "1", "X-Iinfo", "1", "Set-Cookie", "__cf_bm=1"), page, ResponseOK, 0, false},
+		{"marker on a long 200 page is content", 200, nil, append([]byte("<p>Pardon Our Interruption: our story of the outage.</p>"), page...), ResponseOK, 0, false},
+		{"503 legacy challenge", 503, nil, []byte("<html><title>Just a moment...</title><script src=/cdn-cgi/challenge-platform/x.js></script></html>"), ResponseRefused, 0, false},
 	}
 	for _, c := range cases {
 		v := classifyAt(c.status, c.header, c.body, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -127,11 +127,11 @@ func TestClassifyStatuses(t *testing.T) {
 // A Verdict of no response never reads as ok (R3.5).
 func TestZeroVerdictIsNoResponse(t *testing.T) {
 	var v Verdict
-	if v.Kind == KindOK || v.Kind.String() != "none" || strings.HasPrefix(v.String(), "ok") {
+	if v.Kind == ResponseOK || v.Kind.String() != "none" || strings.HasPrefix(v.String(), "ok") {
 		t.Errorf("zero Verdict: kind %v, %q", v.Kind, v.String())
 	}
 	for _, status := range []int{200, 404, 500} {
-		if Classify(status, nil, nil).Kind == KindNone {
+		if Classify(status, nil, nil).Kind == ResponseNone {
 			t.Errorf("Classify(%d) says no response", status)
 		}
 	}
@@ -182,7 +182,7 @@ func FuzzClassify(f *testing.F) {
 		h.Set("Retry-After", retryAfter)
 		h.Set("Cf-Mitigated", mitigated)
 		v := Classify(status, h, body)
-		if v.Kind > KindRefused {
+		if v.Kind > ResponseRefused {
 			t.Fatalf("unknown kind %v", v.Kind)
 		}
 		if v.RetryAfter < 0 {

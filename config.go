@@ -3,7 +3,6 @@ package polite
 import (
 	"context"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -18,134 +17,85 @@ import (
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
-// Defaults for the Config fields left at zero.
+// Defaults for the Config fields left at zero, and their bounds.
 const (
-	// DefaultMaxInFlight caps the requests in flight at once when
-	// Config.MaxInFlight is zero. Below it the fetcher keeps in flight
-	// what the work needs: the limit needs Σ duration ÷ (rest + duration)
-	// over the addresses with work (Little's law: about 1,700 for 10,000
-	// hosts answering in 1 s, each resting 5 s), and the fetcher starts
-	// every request due as long as the CPU has room (Stats.CPUCeiling).
-	// So the default is a bound on memory, not a pool to size: it is
-	// above what 10,000 hosts at 1 s ask (R1.2).
-	DefaultMaxInFlight = 4096
-	// DefaultMaxUnread is how many Results may wait unread before the
-	// fetcher waits for its reader (Config.MaxUnread).
-	DefaultMaxUnread    = 256
+	// DefaultMaxInFlight bounds memory, not throughput: the fetcher keeps
+	// in flight what the work needs (Stats.InFlightNeed), and 10,000 hosts
+	// answering in 1 s need about 1,700 (R1.2).
+	DefaultMaxInFlight  = 4096
+	DefaultMaxUnread    = 256 // Results waiting unread before requests wait (Config.MaxUnread)
 	DefaultMaxBodyBytes = 10 << 20
 	DefaultTimeout      = 60 * time.Second
-	// DefaultRetries is how many times a transient failure is tried
-	// again, and the most Config.Retries may ask for (R11.3).
-	DefaultRetries = 3
-	// MaxTimeout bounds Config.Timeout: no server holds a request longer (R10.2).
-	MaxTimeout = 10 * time.Minute
-	// MaxURLLength is the longest URL the fetcher accepts and requests,
-	// as given and once normalised (R10.2): the sitemaps protocol's
-	// bound, 2,048 bytes. A redirect to a longer one ends its chain.
-	MaxURLLength = 2048
-	// MaxRedirects is the longest redirect chain followed (R8.3).
-	MaxRedirects = 5
+	DefaultRetries      = 3                // tries again of a transient failure, and the most Config.Retries asks (R11.3)
+	MaxTimeout          = 10 * time.Minute // the most Config.Timeout may be (R10.2)
+	MaxURLLength        = 2048             // the longest URL accepted, as given and normalised (R10.2)
+	MaxRedirects        = 5                // the longest redirect chain followed (R8.3)
 )
 
 // Config says who the fetcher is and how it may be made more careful. The
-// zero Config is ready to use: the default User-Agent, an in-memory state,
-// slog.Default for the refusal log, the system resolver, public addresses
-// only, and the rests of R2.
-//
-// No field can make the fetcher less polite than the rules (R1–R11, in
-// README's rules table): a rest below its floor is raised to the floor, and
-// New logs that once.
+// zero Config is ready to use: the default User-Agent, state in memory,
+// slog.Default, the system resolver, public addresses only, the rests of R2.
+// No field makes the fetcher less polite than the rules: a value below a
+// floor is raised to the floor, and New logs that once.
 type Config struct {
-	// Name, Version, InfoURL and Contact make the User-Agent (R4). All
-	// empty: exactly "PoliteCrawler/0.1.0 (+https://mark1russell7.github.io/crawler/bot/)".
-	// A custom Name needs an InfoURL. Contact, when set, is also sent as From.
+	// Name, Version, InfoURL and Contact make the User-Agent (R4); all
+	// empty, the default one. A custom Name needs an InfoURL; Contact is
+	// also sent as From.
 	Name, Version, InfoURL, Contact string
 
-	// Signer, when set, signs every request the fetcher sends (see
-	// RequestSigner): package botauth's signs under Web Bot Auth, with the
-	// key a site finds at the Signature-Agent it names. Nil: requests go
-	// unsigned, and the User-Agent is the whole identity.
+	// Signer, when set, signs every request sent (RequestSigner).
 	Signer RequestSigner
 
-	// Store keeps page copies (for conditional requests and their history,
-	// R6), robots.txt copies (R5.3), refusals (R3.4) and what the run
-	// learned of each host (R3.3, R2.6), across runs when it is on disk
-	// (OpenStore). The caller closes it. Nil: nothing is kept beyond the
-	// run: the fetcher holds the run's robots.txt rules and host records
-	// itself, refusals are only logged, and pages are not kept.
+	// Store keeps page copies (R6), robots.txt copies (R5.3), refusals
+	// (R3.4) and host records (R3.3, R2.6); the caller closes it. Nil:
+	// nothing outlives the run.
 	Store Store
 
-	// RobotsStore and HostStore, when set, keep robots.txt copies (R5.3)
-	// and host records and refusals (R3.3-4) in place of Store's: a
-	// backend shared by processes can keep these while pages stay local.
+	// RobotsStore and HostStore, when set, keep those parts in place of
+	// Store's: a backend shared by processes, while pages stay local.
 	RobotsStore RobotsStore
 	HostStore   HostStore
 
-	// Shared, when set, keeps the rules with every process configured
-	// with the same one (package redisshare, on Redis): one request in
-	// flight per address and its rest over all of them (R1, R2), each
-	// robots.txt fetched once (R5.3), a host stopped in one stopped in all
-	// (R3). It keeps robots.txt copies and host records in place of
-	// RobotsStore and HostStore (and Store's). While it cannot be reached
-	// no request is sent.
+	// Shared, when set, keeps the rules with every process that has the
+	// same one (R12), and the robots.txt copies and host records in place
+	// of the stores above. While it cannot be reached no request is sent.
 	Shared Shared
 
-	// CoolOff raises how long a host stopped by a refusal is left alone
-	// across runs, the first time; it doubles with each further stop
-	// (R3.3). Zero or below: DefaultCoolOff (6 h).
+	// CoolOff raises the first cool-off of a host stopped by a refusal
+	// (R3.3). Zero or below: DefaultCoolOff.
 	CoolOff time.Duration
 
-	// Logger receives refusals and configuration notices. Nil: slog.Default().
-	// The fetcher may log with its scheduling lock held: the Logger's
-	// handler must not call the Fetcher.
+	// Logger receives refusals and configuration notices; nil:
+	// slog.Default(). Its handler must not call the Fetcher.
 	Logger *slog.Logger
 
-	// Resolver turns host names into addresses. Nil: net.DefaultResolver.
-	// A host is resolved before its first request, and again before its
-	// robots.txt is asked again, once every 24 h (R1.1); documented APIs
-	// and unrestricted hosts, which have no robots.txt, once per run. The
-	// address found keys its budget and is the address dialled.
+	// Resolver turns host names into addresses, once per robots period
+	// (R1.1); nil: net.DefaultResolver.
 	Resolver Resolver
 
-	// AllowPrivateNetworks lets the fetcher dial loopback, private,
-	// link-local and other non-public addresses (R10.1): for tests and
-	// intranets. Off by default, because links are written by strangers.
+	// AllowPrivateNetworks lets the fetcher dial non-public addresses
+	// (R10.1): for tests and intranets.
 	AllowPrivateNetworks bool
 
-	// Retries is how many more times a URL whose request failed
-	// transiently (429, 5xx, a timeout, a connection error, a body cut
-	// short) is asked, each time after the backoff its failure set on the
-	// host, before its Result carries the last error (R11.3). Zero:
-	// DefaultRetries; negative: never; above DefaultRetries: DefaultRetries.
+	// Retries is how many more times a URL that failed transiently is
+	// asked, each on its host's backoff (R11.3). Zero: DefaultRetries;
+	// negative: never; at most DefaultRetries.
 	Retries int
 
-	// RootCAs, when set, is the set of certificate authorities an HTTPS
-	// server's certificate must chain to, in place of the system's roots,
-	// as in crypto/tls: a private CA, or a test's. Nil: the system's roots.
-	// New takes a copy. It is the only TLS setting: verification is never
-	// off, and TLS 1.2 is the oldest version spoken (R10.2).
+	// RootCAs, when set, replaces the system's roots for HTTPS; New takes
+	// a copy. Verification is never off (R10.2).
 	RootCAs *x509.CertPool
 
-	// MaxInFlight caps the requests (and host lookups) in flight over all
-	// budgets. Each has a goroutine of its own while it is in flight, and
-	// the fetcher keeps as many in flight as the work needs (see
-	// DefaultMaxInFlight): a cap lowers that, to bound memory or the load
-	// on a network, and is never needed to reach the limit. Stats shows
-	// the need beside the cap. Zero: DefaultMaxInFlight.
+	// MaxInFlight caps the requests and lookups in flight, to bound memory
+	// or load; it is never needed for politeness. Zero: DefaultMaxInFlight.
 	MaxInFlight int
 
-	// MaxUnread bounds the Results waiting to be read, by Next or a
-	// Results loop: while that many wait, no request starts, and the
-	// fetcher waits for its reader rather than hold pages it was not
-	// asked for yet. With the requests in flight, at most MaxUnread +
-	// MaxInFlight Results wait. Add never waits for it: a crawler that
-	// Adds links from its Results loop goes on. URLs answered without a
-	// request (disallowed, stopped) still come back at once. Zero:
-	// DefaultMaxUnread.
+	// MaxUnread bounds the Results waiting to be read: while that many
+	// wait, no request starts; Add never waits. Zero: DefaultMaxUnread.
 	MaxUnread int
 
-	// MinRest raises the floor of the rest after each request (R2.1).
-	// Zero or anything below the 3 s floor: the floor.
+	// MinRest raises the floor of the rest after each request to any host,
+	// documented APIs included (R2.1). Zero or below a host's floor: the floor.
 	MinRest time.Duration
 
 	// DurationFactor raises the multiple of the last request's duration a
@@ -157,49 +107,35 @@ type Config struct {
 	MaxBodyBytes int64
 
 	// Timeout bounds one request from dial to the last byte of its body.
-	// It is also the only bound on the wait for the response headers: a
-	// server that never answers holds one request in flight for Timeout.
-	// Zero or less: DefaultTimeout; above MaxTimeout: MaxTimeout.
+	// Zero or less: DefaultTimeout; at most MaxTimeout.
 	Timeout time.Duration
 
-	// MaxBackoff caps the growing backoff after failures in a row (R2.5).
-	// Zero or below: DefaultMaxBackoff (5 min); it may be raised up to
-	// MaxBackoffLimit (30 min).
+	// MaxBackoff raises the cap of the backoff after failures (R2.5),
+	// up to MaxBackoffLimit. Zero or below: DefaultMaxBackoff.
 	MaxBackoff time.Duration
 
-	// Horizon is the longest wait a server may ask for in a run: a
-	// Retry-After beyond it parks the host, whose URLs come back with a
-	// *ParkedError (R2.4). Zero or less: DefaultHorizon (1 h).
+	// Horizon is the longest Retry-After obeyed in a run; a longer one
+	// parks the host (R2.4). Zero or less: DefaultHorizon.
 	Horizon time.Duration
 
-	// APIs are hosts the caller declares documented public APIs (R5.5).
-	// They are not asked for robots.txt; they follow their own terms: a
-	// 1 s floor between requests, and the rate of the terms when given.
+	// APIs are hosts declared documented public APIs (R5.5): no robots.txt,
+	// a 1 s floor and the rate of their terms.
 	APIs []API
 
-	// Unrestricted names hosts whose robots.txt this run does not read
-	// (R5.6): the caller's own sites, or a small set of pages, with a
-	// written reason that New logs. Requests to them carry the product
-	// token "<Name>-unrestricted"; pacing, backoff and refusals are as
-	// for any host.
+	// Unrestricted names hosts whose robots.txt this run does not read,
+	// with the reason New logs (R5.6).
 	Unrestricted Unrestricted
 
 	// Types names the media types read besides HTML (R8.1), as
-	// "type/subtype" or "type/*": "application/pdf", "image/*". The body
-	// of any other type is not read: the connection is closed after the
-	// headers and the Result carries ErrContentType.
+	// "type/subtype" or "type/*"; others get ErrContentType.
 	Types []string
 
-	// OnRequest, when set, is called with every request as it ends, one
-	// call at a time, with the fetcher's scheduling lock held: the
-	// requests to one address come in the order they were made. It must
-	// return quickly and must not call the Fetcher.
+	// OnRequest, when set, is called as each request ends, one call at a
+	// time under the scheduling lock: it must return quickly and must not
+	// call the Fetcher.
 	OnRequest func(RequestEvent)
 
-	// Recorder, when set, is given every exchange with a server as it was
-	// on the wire: the request as sent, the response's head and its body
-	// undecoded (a web archive's records). Nil: nothing is recorded, at no
-	// cost. See Recorder.
+	// Recorder, when set, is given every exchange as it went on the wire.
 	Recorder Recorder
 }
 
@@ -209,8 +145,8 @@ type API struct {
 	Host string
 	// Terms is the URL of the terms that allow automated use.
 	Terms string
-	// Rate is the request rate the terms allow, per second; zero: no limit
-	// beyond the 1 s floor. The stricter of the two wins.
+	// Rate is the request rate the terms allow, per second; zero: none
+	// beyond the floor. The stricter wins.
 	Rate rate.Limit
 	// Burst is the burst the terms allow with Rate; zero: 1.
 	Burst int
@@ -223,11 +159,8 @@ type Unrestricted struct {
 	Reason string
 }
 
-// Resolver looks up a host's addresses. *net.Resolver satisfies it. The
-// context of a lookup is cancelled when the lookup has taken 15 s (a
-// bound of its own, apart from Config.Timeout) or the fetcher closes; it
-// has no deadline, and a worker passes the same one to its next lookups,
-// so a resolver stops what it started for a lookup before it returns.
+// Resolver looks up a host's addresses; *net.Resolver is one. A lookup's
+// context ends after 15 s or when the fetcher closes.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
@@ -244,6 +177,7 @@ type settings struct {
 	maxUnread    int
 	retries      int
 	pacing       pacing.Policy
+	apiFloor     time.Duration // the caller's MinRest, for documented APIs too (R2.1)
 	maxBody      int64
 	timeout      time.Duration
 	maxBackoff   time.Duration
@@ -274,6 +208,7 @@ func (c Config) settle() (settings, error) {
 		maxUnread:    c.MaxUnread,
 		retries:      c.Retries,
 		pacing:       pacing.Policy{Floor: c.MinRest, Factor: c.DurationFactor},
+		apiFloor:     c.MinRest,
 		maxBody:      c.MaxBodyBytes,
 		timeout:      c.Timeout,
 		maxBackoff:   c.MaxBackoff,
@@ -374,10 +309,6 @@ func (c Config) settle() (settings, error) {
 	}
 	return s, nil
 }
-
-// ErrConfig is returned by New for a Config that cannot be honoured as
-// written: an API without its terms, an unrestricted run without a reason.
-var ErrConfig = errors.New("polite: invalid config")
 
 // settleHosts checks and indexes the declared API and unrestricted hosts,
 // by the host key a URL on them gets (R1.1): "API.Example." and

@@ -84,10 +84,10 @@ func leaseRest(j schedule.Job, maxBackoff time.Duration) time.Duration {
 // Coordinator's end of it is the scheduler's. It is sent even as the
 // fetcher closes: a lease left to end by itself rests the address as
 // after a failure, for every process.
-func (f *Fetcher) giveBack(c *schedule.Completion) {
+func (f *Fetcher) giveBack(c *schedule.Completion, turn Turn) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), coordinatorTimeout)
 	left := max(c.SharedRest-f.clk.Now().Sub(c.End), 0)
-	err := f.set.coordinator.Rest(ctx, c.Lease.(Turn), left)
+	err := f.set.coordinator.Rest(ctx, turn, left)
 	cancel()
 	if err != nil {
 		f.shared.errors.Add(1)

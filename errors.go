@@ -12,72 +12,52 @@ import (
 	"github.com/politecrawler/polite/internal/schedule"
 )
 
-// Errors a Result (or Add) can carry. Each is matched with errors.Is; the
-// error itself says more (the URL, the address, the underlying cause).
+// Errors a Result (or Add) carries, matched with errors.Is. The error itself
+// says more: the URL, the address, the cause; a typed one (named beside it)
+// holds the details for errors.As.
 var (
-	// ErrClosed: the fetcher was closed before the URL was fetched (R11.2),
-	// or Add was called after Close.
-	ErrClosed = schedule.ErrClosed
-
-	// ErrInvalidURL: the URL cannot be fetched as written (unparsable, no
-	// host, credentials in it, too long).
-	ErrInvalidURL = schedule.ErrInvalidURL
-
-	// ErrUnsupportedScheme: only http and https are fetched (R10.2).
-	ErrUnsupportedScheme = errors.New("polite: unsupported URL scheme")
-
-	// ErrPrivateAddress: the host is, or resolves to, a loopback, private,
-	// link-local, multicast or unspecified address, and the Config does
-	// not allow private networks (R10.1).
-	ErrPrivateAddress = netguard.ErrPrivateAddress
-
-	// ErrUnresolved: the host name could not be resolved.
-	ErrUnresolved = errors.New("polite: host not resolved")
-
-	// ErrBodyTooLarge: the body was longer than Config.MaxBodyBytes; the
-	// Result holds the first MaxBodyBytes and Truncated is set (R8.1, R10.2).
-	ErrBodyTooLarge = errors.New("polite: body over the size cap")
-
-	// ErrIncompleteBody: the response's body did not arrive whole — the
-	// connection was cut, a chunked or compressed stream broke off, or it
-	// stalled past Config.Timeout. It counts as a failure of the host,
-	// whatever the status (R2.5, R3.2); the error says how many bytes came.
-	ErrIncompleteBody = errors.New("polite: body incomplete")
-
-	// ErrTooManyRedirects: more than five redirects in a row (R8.3).
-	ErrTooManyRedirects = schedule.ErrTooManyRedirects
-
-	// ErrRedirectLoop: a redirect led back to a URL already in the chain.
-	ErrRedirectLoop = schedule.ErrRedirectLoop
+	ErrClosed            = schedule.ErrClosed                                 // closed before the URL was fetched, or Add after Close (R11.2)
+	ErrInvalidURL        = schedule.ErrInvalidURL                             // unparsable, no host, credentials in it, or too long
+	ErrUnsupportedScheme = errors.New("polite: unsupported URL scheme")       // neither http nor https (R10.2)
+	ErrPrivateAddress    = netguard.ErrPrivateAddress                         // a non-public address, and AllowPrivateNetworks unset (R10.1)
+	ErrUnresolved        = errors.New("polite: host not resolved")            // the host name did not resolve
+	ErrDuplicate         = errors.New("polite: URL already added")            // Add: a URL already added, in any spelling; no Result comes (R9)
+	ErrTrap              = errors.New("polite: crawler trap")                 // dropped as a crawler trap: a *TrapError (R9)
+	ErrDisallowed        = errors.New("polite: disallowed by robots.txt")     // robots.txt disallows it: a *DisallowedError (R5.4)
+	ErrContentType       = errors.New("polite: media type not read")          // a type not in Config.Types: body unread, a *ContentTypeError (R8.1)
+	ErrBodyTooLarge      = errors.New("polite: body over the size cap")       // over MaxBodyBytes: the Result keeps that much, Truncated (R8.1)
+	ErrIncompleteBody    = errors.New("polite: body incomplete")              // cut short or stalled: a failure of the host, whatever the status (R2.5)
+	ErrTooManyRedirects  = schedule.ErrTooManyRedirects                       // more than MaxRedirects in a row (R8.3)
+	ErrRedirectLoop      = schedule.ErrRedirectLoop                           // a redirect back to a URL already in the chain
+	ErrAIInputRefused    = errors.New("polite: AI input refused by the site") // TextForAI: the site refuses AI input, an *AIInputRefusedError (R7.2)
 )
 
-// Errors for hosts that pushed back. Each is matched with errors.Is; the
-// error's type (RefusalError, StoppedError, ParkedError) carries the
-// details.
+// Errors of hosts that pushed back, and the causes of a *StoppedError.
 var (
-	// ErrRefused: the host refused the fetcher — 402, 403 or a challenge
-	// page (R3.1). The Result of the refused request carries a
-	// *RefusalError; every other URL of the host, a *StoppedError whose
-	// cause is that refusal.
-	ErrRefused = errors.New("polite: refused")
+	ErrRefused          = errors.New("polite: refused")                         // 402, 403 or a challenge page: a *RefusalError (R3.1)
+	ErrHostStopped      = errors.New("polite: host stopped")                    // a stopped host's other URLs: a *StoppedError (R3.1, R3.2)
+	ErrParked           = errors.New("polite: host parked")                     // a Retry-After beyond the horizon: a *ParkedError (R2.4)
+	ErrRateLimited      = errors.New("polite: rate limited")                    // a 429 (R2.4, R2.5)
+	ErrServerFailure    = errors.New("polite: server failure")                  // a 5xx (R2.5)
+	ErrFailures         = schedule.ErrFailures                                  // cause: five failures in a row (R3.2)
+	ErrCoolingOff       = schedule.ErrCoolingOff                                // cause: stopped in an earlier run, its cool-off not over (R3.3)
+	ErrStoppedElsewhere = errors.New("polite: host stopped by another process") // cause: stopped by a process sharing the Coordinator (R3)
+	// ErrCertificate is the cause when the host's TLS certificate does not
+	// verify: stopped for the run, its address not backed off, no cool-off
+	// kept; the cause wraps the x509 error for errors.As.
+	ErrCertificate = schedule.ErrCertificate
+)
 
-	// ErrHostStopped: the host was stopped for the run, by a refusal or by
-	// five failures in a row (R3.1, R3.2); nothing more is asked of it.
-	ErrHostStopped = errors.New("polite: host stopped")
-
-	// ErrParked: the server asked for a wait beyond the horizon; its URLs
-	// come back with a *ParkedError that says until when (R2.4).
-	ErrParked = errors.New("polite: host parked")
-
-	// ErrRateLimited: the response was a 429 (R2.4–R2.5).
-	ErrRateLimited = errors.New("polite: rate limited")
-
-	// ErrServerFailure: the response was a 5xx (R2.5).
-	ErrServerFailure = errors.New("polite: server failure")
-
-	// ErrFailures: five failures in a row stopped the host (R3.2); the
-	// cause of a *StoppedError.
-	ErrFailures = schedule.ErrFailures
+// Errors of New, of a Store and of a Coordinator.
+var (
+	ErrConfig        = errors.New("polite: invalid config")                                          // an API without terms, an unrestricted run without a reason
+	ErrUserAgent     = errors.New("polite: invalid user agent")                                      // a malformed name, version, info URL or contact (R4.2)
+	ErrImpersonation = errors.New("polite: user agent name pretends to be a browser or another bot") // R4.3
+	ErrStore         = errors.New("polite: store")                                                   // wraps every error of OpenStore and of a Store
+	ErrStoreLocked   = fmt.Errorf("%w locked", ErrStore)                                             // OpenStore waited a second for a file another Store holds
+	// ErrCoordinator wraps, in the log, an error of a Coordinator's Take:
+	// no request is sent meanwhile (Stats.SharedDown); no URL is answered with it.
+	ErrCoordinator = errors.New("polite: coordinator unreachable")
 )
 
 // StopKind says why a host was stopped (R3): in Stats.Refusals and in
@@ -147,16 +127,73 @@ func (e *ParkedError) Error() string {
 // Is makes errors.Is(err, ErrParked) true.
 func (e *ParkedError) Is(target error) bool { return target == ErrParked }
 
+// DisallowedError says which robots.txt rule disallowed a URL.
+type DisallowedError struct {
+	URL      string
+	Agent    string
+	Decision Decision
+}
+
+func (e *DisallowedError) Error() string {
+	return fmt.Sprintf("polite: %s disallowed for %s by robots.txt line %d: Disallow: %s",
+		e.URL, e.Agent, e.Decision.Line, e.Decision.Pattern)
+}
+
+// Is makes errors.Is(err, ErrDisallowed) true.
+func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
+
+// TrapError says which trap a URL fell into.
+type TrapError struct {
+	URL    string
+	Kind   TrapKind
+	Reason string
+}
+
+func (e *TrapError) Error() string {
+	return fmt.Sprintf("polite: %s dropped as a trap (%s): %s", e.URL, e.Kind, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrTrap) true.
+func (e *TrapError) Is(target error) bool { return target == ErrTrap }
+
+// ContentTypeError names the media type that was not read.
+type ContentTypeError struct {
+	URL  string
+	Type string // as sent, or as sniffed when the server sent none
+}
+
+func (e *ContentTypeError) Error() string {
+	return fmt.Sprintf("polite: %s is %s: not read (HTML only, unless Config.Types names it)", e.URL, e.Type)
+}
+
+// Is makes errors.Is(err, ErrContentType) true.
+func (e *ContentTypeError) Is(target error) bool { return target == ErrContentType }
+
+// AIInputRefusedError names the signal that refuses AI input (R7.2), and
+// where the site gave it.
+type AIInputRefusedError struct {
+	Signal Signal
+}
+
+// Error reads like "polite: AI input refused by the site: ai-input=no
+// (robots.txt line 4)".
+func (e *AIInputRefusedError) Error() string {
+	return ErrAIInputRefused.Error() + ": " + e.Signal.String()
+}
+
+// Is makes errors.Is(err, ErrAIInputRefused) true.
+func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInputRefused }
+
 // responseError is the error of a response that is not a page: a refusal,
 // a rate limit or a server failure. Other answers (404, 304, redirects)
 // are not errors: their Status and Verdict say what they are.
 func responseError(host, url string, status int, v Verdict, at time.Time) error {
 	switch v.Kind {
-	case KindRefused:
+	case ResponseRefused:
 		return &RefusalError{Host: host, URL: url, Status: status, Verdict: v, At: at}
-	case KindRateLimited:
+	case ResponseRateLimited:
 		return fmt.Errorf("%w: %d from %s", ErrRateLimited, status, url)
-	case KindServerFailure:
+	case ResponseServerFailure:
 		return fmt.Errorf("%w: %d from %s", ErrServerFailure, status, url)
 	}
 	return nil
@@ -170,13 +207,6 @@ func isNetworkFailure(err error) bool {
 	return err != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, ErrBodyTooLarge) &&
 		!errors.Is(err, ErrInvalidURL) && !errors.Is(err, context.Canceled) && !certificateFailure(err)
 }
-
-// ErrCertificate: the host's TLS certificate did not verify (wrong name,
-// unknown authority, expired…). The host is stopped for the run at once,
-// with nothing fetched from it; its address is not backed off, and no
-// cool-off is kept across runs, as it is not a refusal. The cause of the
-// *StoppedError keeps the x509 error for errors.As.
-var ErrCertificate = schedule.ErrCertificate
 
 // certificateFailure says whether a request failed because the server's
 // certificate did not verify: a fact about that host, not a failure of

@@ -1,11 +1,14 @@
 package polite
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/politecrawler/polite/internal/clock"
+	"github.com/politecrawler/polite/internal/pacing"
 	"github.com/politecrawler/polite/internal/schedule"
+	"github.com/politecrawler/polite/politetest"
 )
 
 // NewOnFakeClock starts a Fetcher whose clock is clk, for the tests of
@@ -56,3 +59,18 @@ func newTask(raw string) *schedule.Task { return schedule.NewTask(raw, raw) }
 // RenewTransport takes a fresh transport, as a host's move does. It is
 // called with the scheduler's lock held: from Config.OnRequest.
 func RenewTransport(f *Fetcher) { f.freshTransport() }
+
+// This file holds what package polite's own tests and benchmarks share;
+// the farm tests are package polite_test's, on farmrig_test.go.
+
+// quiet is a logger that drops everything, for tests that do not read logs.
+var quiet = slog.New(slog.DiscardHandler)
+
+// restRule is the audit's view of R2.1–R2.2: after a visit of length d the
+// address must rest at least max(floor, 5d capped at 30 s). The server sees
+// a visit no longer than the client does, so this bound is safe.
+func restRule(floor time.Duration) func(politetest.Visit) time.Duration {
+	return func(prev politetest.Visit) time.Duration {
+		return restAfter(pacing.Policy{Floor: floor, Factor: MinDurationFactor}, pacing.Outcome{Duration: prev.End.Sub(prev.Start)}).Wait
+	}
+}

@@ -40,19 +40,20 @@ type completion struct {
 // fetch makes one GET request for a job's task on its budget's pinned
 // address and reads the body within the caps. It never follows a redirect
 // itself. A page is stored before the request is reported, so a delivered
-// Result is a stored page.
-func (f *Fetcher) fetch(j schedule.Job, rc *requestContexts) *schedule.Completion {
+// Result is a stored page. With a Coordinator, it returns the Turn the
+// request held, to give back.
+func (f *Fetcher) fetch(j schedule.Job, rc *requestContexts) (*schedule.Completion, Turn) {
 	t := j.Task()
-	var lease any
+	var turn Turn
 	if f.set.coordinator != nil {
-		turn, withheld := f.take(j)
+		var withheld *schedule.Completion
+		turn, withheld = f.take(j)
 		if withheld != nil {
-			return withheld
+			return withheld, Turn{}
 		}
-		lease = turn
 	}
 	c := f.request(t, j.Budget(), j.Transport().(*http.Transport), j.LoadCopy(), rc)
-	c.Lease = lease
+	c.Leased = f.set.coordinator != nil
 	if c.Status != 0 {
 		// Judged here, in the worker: challenge detection reads the body.
 		c.verdict = classifyAt(c.Status, c.header, c.body, c.End)
@@ -73,7 +74,7 @@ func (f *Fetcher) fetch(j schedule.Job, rc *requestContexts) *schedule.Completio
 		c.rec.Failed = c.Failed
 		f.set.recorder.Record(c.rec.Exchange)
 	}
-	return &c.Completion
+	return &c.Completion, turn
 }
 
 // judge tells the scheduler what the response means in its terms: a
@@ -89,9 +90,9 @@ func (f *Fetcher) judge(t *schedule.Task, c *completion) {
 		c.Failed = v.Failure() || errors.Is(c.err, ErrIncompleteBody)
 		c.RetryAfter, c.HasRetryAfter = v.RetryAfter, v.HasRetryAfter
 		switch v.Kind {
-		case KindRefused:
+		case ResponseRefused:
 			c.Meaning = schedule.Refused
-		case KindRedirect:
+		case ResponseRedirect:
 			c.Meaning = schedule.Redirect
 		}
 	} else {

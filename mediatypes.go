@@ -1,7 +1,6 @@
 package polite
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,24 +11,6 @@ import (
 
 // htmlTypes are always read.
 var htmlTypes = []string{"text/html", "application/xhtml+xml"}
-
-// ErrContentType: the response's media type is not one the fetcher reads;
-// the body was not read and the connection was closed (R8.1). The Result
-// carries a *ContentTypeError.
-var ErrContentType = errors.New("polite: media type not read")
-
-// ContentTypeError names the media type that was not read.
-type ContentTypeError struct {
-	URL  string
-	Type string // as sent, or as sniffed when the server sent none
-}
-
-func (e *ContentTypeError) Error() string {
-	return fmt.Sprintf("polite: %s is %s: not read (HTML only, unless Config.Types names it)", e.URL, e.Type)
-}
-
-// Is makes errors.Is(err, ErrContentType) true.
-func (e *ContentTypeError) Is(target error) bool { return target == ErrContentType }
 
 // mediaTypes is the set of types a fetcher reads, and the Accept header
 // that asks for them.

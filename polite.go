@@ -155,29 +155,18 @@ func newFetcher(cfg Config, hk hooks) (*Fetcher, error) {
 // UserAgent returns the User-Agent header the fetcher sends (R4).
 func (f *Fetcher) UserAgent() string { return f.ua }
 
-// Add accepts rawURL for fetching. It returns at once: the URL's Result
-// comes later through Results (or Next), exactly one per accepted URL,
-// even if the URL is disallowed, its host refuses, or the fetcher is
-// closed first (R11).
-//
-// Add returns an error, and accepts nothing, for a URL that can never be
-// fetched: unparsable or too long (ErrInvalidURL), not http or https
-// (ErrUnsupportedScheme), a literal non-public address without
-// AllowPrivateNetworks (ErrPrivateAddress); for a URL already added in
-// this run, in any spelling that normalises the same (ErrDuplicate);
-// after Close (ErrClosed); or when ctx is done already (an error that
-// names the URL and wraps ctx.Err()).
+// Add accepts rawURL for fetching and returns at once; exactly one Result
+// comes for it later through Results or Next (R11). It accepts nothing and
+// returns an error for a URL that can never be fetched (ErrInvalidURL,
+// ErrUnsupportedScheme, ErrPrivateAddress), one already added in any
+// spelling (ErrDuplicate), after Close (ErrClosed), or when ctx is done.
 func (f *Fetcher) Add(ctx context.Context, rawURL string) error {
 	return f.add(ctx, rawURL, nil)
 }
 
-// Fetch fetches one URL under every rule, as Add does, and returns its
-// Result to the caller alone: it does not come out of Results or Next,
-// nor count in Pending. It waits for the Result, which may take a rest or
-// several; if ctx ends first it returns ctx.Err(), and the URL is still
-// fetched, its Result dropped. The errors are Add's: a URL already added
-// or fetched, in any spelling, is ErrDuplicate. A renderer fetches the
-// requests of a page this way.
+// Fetch fetches one URL as Add does and waits for its Result, which goes to
+// the caller alone, not to Results or Next. If ctx ends first it returns
+// ctx.Err() and the Result is dropped. Its errors are Add's.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 	reply := make(chan *Result, 1)
 	if err := f.add(ctx, rawURL, reply); err != nil {
@@ -258,11 +247,8 @@ func (f *Fetcher) Next(ctx context.Context) (*Result, error) {
 }
 
 // Pending reports how many accepted URLs are not yet handled: queued, in
-// flight, their Result waiting to be read, or held by the body of a
-// Results loop that has not returned. A Result returned by Next is handled
-// at once, so a reader that hands Results to another goroutine can see 0
-// while the last one is still on its way: range over Results instead,
-// which ends when Pending reaches 0 by construction.
+// flight, unread, or in the body of a Results loop. A Result returned by
+// Next is handled at once.
 func (f *Fetcher) Pending() int {
 	// delivered first: it only grows, and never past accepted, so a
 	// concurrent Add and delivery can make the count high for a moment,
@@ -271,11 +257,9 @@ func (f *Fetcher) Pending() int {
 	return int(f.accepted.Load() - d)
 }
 
-// Close stops the fetcher: requests in flight are cancelled, and every
-// accepted URL that has no Result yet gets one with ErrClosed (R11.2). It
-// waits for the fetcher's goroutines to end. Results already queued stay
-// readable: a Results loop yields them and ends; Next returns them, then
-// io.EOF. Close is idempotent, and stops at once a Shutdown under way.
+// Close cancels the requests in flight, answers every URL without a Result
+// ErrClosed (R11.2) and waits for the fetcher's goroutines. Results queued
+// stay readable. Close is idempotent, and cuts a Shutdown short.
 func (f *Fetcher) Close() error {
 	f.sched.Close()
 	f.cancel()
@@ -283,12 +267,9 @@ func (f *Fetcher) Close() error {
 	return nil
 }
 
-// Shutdown stops the fetcher gently: no request starts from now on, and
-// every accepted URL not yet asked gets ErrClosed at once, as with Close,
-// but the requests in flight are let finish, each with its Result. Once
-// they have, it releases what Close releases. If ctx ends first, the
-// requests still in flight are cancelled (ErrClosed) and Shutdown returns
-// ctx.Err(). After Close or Shutdown it returns nil at once.
+// Shutdown is Close that lets the requests in flight finish, each with its
+// Result; no request starts, and URLs not yet asked get ErrClosed at once.
+// If ctx ends first, it is Close and returns ctx.Err().
 func (f *Fetcher) Shutdown(ctx context.Context) error {
 	f.sched.Close()
 	var err error

@@ -10,74 +10,36 @@ import (
 	"time"
 )
 
-// Recorder receives every exchange the fetcher has with a server, as it
-// ends: each robots.txt request, each redirect hop, each try of a URL
-// tried again, each 304, each page, and each request that got no answer.
-// It is what a web archive writer needs (the command's WARC and WACZ):
-// the request as sent and the response as received, before decoding.
-//
-// Record is called from the request's own worker, after the response
-// ended and before the Result is made: calls for different addresses
-// come concurrently, those for one address one at a time and in order
-// (R1.1). The rest after the request is measured from its end (R1.3),
-// not from when Record returns; a slow Record holds only its worker. It
-// must not keep the Exchange's slices past the call unless it copies them.
-//
-// With no Recorder set (Config.Recorder nil) the fetcher does none of
-// this work: no copy of a header, no raw buffer.
+// Recorder receives every exchange with a server as it ends (robots.txt,
+// redirect hops, retries, 304s, pages, requests with no answer): what a web
+// archive writer needs. Record is called from the request's worker, before
+// its Result is made; calls for one address come in order, others
+// concurrently. It must copy what it keeps of the Exchange's slices.
 type Recorder interface {
 	Record(Exchange)
 }
 
-// Exchange is one request and its answer as they went over the wire.
-//
-// The body is kept as the server sent it: still gzip when it said
-// Content-Encoding: gzip, with that header and its Content-Length kept.
-// For that, a fetcher with a Recorder asks for gzip itself, sending the
-// same Accept-Encoding net/http would, so net/http passes the body on
-// undecoded; the fetcher decodes it for the Result (whose Body and Header
-// stay decoded, as without a Recorder). Both the raw bytes and the
-// decoded body are held to the same cap (Config.MaxBodyBytes, or
-// MaxRobotsBytes for robots.txt). A chunked body is kept de-chunked, as
-// WARC writers do; TransferEncoding says how it came.
+// Exchange is one request and its answer as they went over the wire: the
+// body as sent (still gzip if it came so; de-chunked), within the body cap.
 type Exchange struct {
-	// URL is the URL requested; Addr the pinned address dialled (R1.1).
-	URL  string
-	Addr netip.AddrPort
-	// Robots is set on a robots.txt request (R5.1).
-	Robots bool
-	// Try is 1 for a URL's first request, n for its (n-1)-th retry
-	// (R11.3); Hop is 0 for the URL as given to Add and n for the target
-	// of its n-th redirect (R8.3).
-	Try, Hop int
-	// RequestHeader is every header sent but Host: what the fetcher set
-	// (User-Agent, Accept, From, validators) and Accept-Encoding.
-	RequestHeader http.Header
-	// Started is when the request was sent; Ended when its body was read
-	// or it failed.
-	Started, Ended time.Time
+	URL           string
+	Addr          netip.AddrPort // the pinned address dialled (R1.1)
+	Robots        bool           // a robots.txt request (R5.1)
+	Try, Hop      int            // 1 for a first request, n for the (n-1)-th retry; 0, or n for the n-th redirect
+	RequestHeader http.Header    // every header sent but Host
+	Started       time.Time
+	Ended         time.Time // when the body was read, or the request failed
 
-	// StatusLine is the response's first line ("HTTP/1.1 200 OK"), Status
-	// its code; both zero when no response came (Err says why).
-	StatusLine string
-	Status     int
-	// Header is the response header as received: Content-Encoding and
-	// Content-Length kept. TransferEncoding is the transfer coding it came
-	// in ("chunked"), which net/http removes from Header.
-	Header           http.Header
-	TransferEncoding []string
-	// Body is the body as received, within the cap: not decoded.
-	Body []byte
-	// Truncated says why Body is not the whole body, in WARC-Truncated's
-	// words: "length" (the cap, or a prefix only, R8.1, R10.2),
-	// "disconnect" (cut short or stalled), "unspecified" (a type not
-	// read); "" when it is whole.
-	Truncated string
-	// CopyFetched is, for a 304, when the stored copy it confirmed was
-	// fetched (R6.2): what an archive's revisit record refers to.
-	CopyFetched time.Time
-	// Failed is set when the exchange is a failure of the host (R2.5):
-	// 429, 5xx, a body cut short, no answer. Such a URL may be tried again.
+	StatusLine       string      // "HTTP/1.1 200 OK"; "" when no response came
+	Status           int         // 0 when no response came
+	Header           http.Header // as received: Content-Encoding and Content-Length kept
+	TransferEncoding []string    // as received ("chunked"), which net/http takes out of Header
+	Body             []byte      // as received, within the cap: not decoded
+	// Truncated is WARC-Truncated's word for a body not whole: "length",
+	// "disconnect" or "unspecified"; "" when whole.
+	Truncated   string
+	CopyFetched time.Time // for a 304, when the stored copy was fetched (R6.2)
+	// Failed is set when the exchange is a failure of the host (R2.5).
 	Failed bool
 	// Err is the request's error, nil for an answer read whole.
 	Err error

@@ -15,75 +15,48 @@ import (
 )
 
 // Result is the outcome of one URL given to Add: exactly one per accepted
-// URL (R11.1). Either Err is nil and the response is here, or Err says why
-// there is no page (errors.Is against the package's Err… values), with as
+// URL (R11.1). Err is nil for a page, or says why there is none, with as
 // much of the response as there was.
 type Result struct {
-	// URL is the URL as given to Add.
-	URL string
-	// FinalURL is the URL of the last request made for it: URL itself, or
-	// where its redirects led.
-	FinalURL string
-	// Redirects lists the redirects followed, in order (R8.3).
-	Redirects []Hop
+	URL       string // as given to Add
+	FinalURL  string // the URL of the last request: URL, or where its redirects led
+	Redirects []Hop  // the redirects followed, in order (R8.3)
 
 	Status int
 	Header http.Header
 	Body   []byte
-	// Truncated is set when the body was cut short by the fetcher: at the
-	// size cap (with ErrBodyTooLarge), or, for an answer that is not 2xx
-	// and not of a type the fetcher reads, after the first 64 KiB that
-	// Classify looks at (R3.5, R8.1). That cut is not an error; the rest
-	// of the body was not read.
+	// Truncated is set when the fetcher cut the body: at the size cap
+	// (ErrBodyTooLarge), or after the 64 KiB Classify reads of an answer
+	// not 2xx and of a type not read (R8.1).
 	Truncated bool
-	// NotModified is set when the server answered 304 to a conditional
-	// request and Body is the stored copy (R6).
-	NotModified bool
-	// NotModifiedHeader is the header of the 304 itself when NotModified
-	// (Header is then the stored copy's), and CopyFetched is when that
-	// copy was fetched: what an archive's revisit record refers to.
+	// NotModified is set when the server answered 304 and Body is the
+	// stored copy (R6.2); NotModifiedHeader is then the 304's header, and
+	// CopyFetched when the copy was fetched.
+	NotModified       bool
 	NotModifiedHeader http.Header
 	CopyFetched       time.Time
-	// Request is the header the fetcher set on the last request: the
-	// User-Agent, Accept, From when configured, and a conditional
-	// request's validators (R4, R6.1). net/http adds the Host and the
-	// Accept-Encoding of its transparent gzip on the wire, and decodes the
-	// body: Header and Body are the response as decoded (with a Recorder,
-	// the fetcher sends that Accept-Encoding and decodes, to the same
-	// effect; the Exchange has the bytes as sent). Nil when no request
-	// was made.
+	// Request is the header the fetcher set on the last request (R4,
+	// R6.1), without what net/http adds; nil when no request was made.
 	Request http.Header
 
-	// Err is nil for a page, and says why otherwise (R11.1).
-	Err error
-	// Attempts is how many requests were made for FinalURL: 1, or more
-	// when it failed transiently and was tried again on its host's
-	// backoff (R11.3); 0 when none was.
-	Attempts int
-	// Verdict is what the last response meant (R3.5); zero when there was
-	// no response.
-	Verdict Verdict
+	Err      error   // nil for a page; errors.Is against the Err… values (R11.1)
+	Attempts int     // requests made for FinalURL: more than 1 after retries (R11.3)
+	Verdict  Verdict // what the last response meant (R3.5)
 
-	// Addr is the server address dialled for the last request.
-	Addr netip.Addr
-	// Started is when the last request was sent; Duration is how long it
-	// took, to the last byte of the body or the failure (R1.3).
-	Started  time.Time
-	Duration time.Duration
-	// Rest is the wait this response imposed on its budget before the
-	// next request to the same address, and the term of R2 that set it.
-	Rest Rest
+	Addr     netip.Addr    // the address dialled for the last request
+	Started  time.Time     // when the last request was sent
+	Duration time.Duration // to the last byte of its body, or the failure (R1.3)
+	Rest     Rest          // the rest it set on its address (R2)
 
-	// Signals are the content-use signals that apply to the page, each
-	// with its source (R7): robots.txt, headers, the page's meta tags.
-	Signals Signals
+	Signals Signals // the content-use signals for the page (R7)
+
 	// page is the bounded pass over the body (text, title, links, meta),
 	// made when first asked for. Nil when there is no HTML body.
 	page *lazyPage
 }
 
-// Hop is one redirect: the request that answered with it, where it
-// pointed, and the rest that response imposed on its budget.
+// Hop is one redirect: the request that answered it, where it pointed,
+// and the rest it set.
 type Hop struct {
 	URL      string
 	Status   int
@@ -229,24 +202,13 @@ func (p *lazyPage) get() *htmlpass.Page {
 
 // Link is a link found on a page.
 type Link struct {
-	// URL is absolute, http or https, without fragment; relative links are
-	// resolved against the page's URL and its <base href>.
-	URL string
-	// NoFollow is set when the site asks crawlers not to follow the link:
-	// every link on the page carries rel="nofollow", or the page as a whole
-	// says nofollow (robots meta, the crawler's own meta name, or
-	// X-Robots-Tag).
-	NoFollow bool
+	URL      string // absolute, http or https, without fragment
+	NoFollow bool   // rel="nofollow", or the page says nofollow
 }
 
 // Links returns the page's links, each once, in document order (at most
-// 10,000): <a> and <area> href, and <link rel="alternate|next|prev">. It
-// is nil for a result without an HTML page. A polite caller does not
-// follow those marked NoFollow.
-//
-// A page without a meta tag is read the first time Links or TextForAI is
-// called, from the bytes Body holds then: change Body's bytes only after
-// that, or the links and text come from the changed bytes.
+// 10,000); nil without an HTML page. A polite caller does not follow those
+// marked NoFollow. The page may be read from Body when first asked.
 func (r *Result) Links() []Link {
 	return pageLinks(r.page.get(), r.Signals)
 }
@@ -270,37 +232,9 @@ func pageLinks(page *htmlpass.Page, sig Signals) []Link {
 	return out
 }
 
-// ErrAIInputRefused: the site refuses that the page be fed to an AI model
-// at answer time (R7.2). The page was fetched and kept; only its text is
-// held back from an AI reader. The error is an *AIInputRefusedError that
-// names the signal.
-var ErrAIInputRefused = errors.New("polite: AI input refused by the site")
-
-// AIInputRefusedError is the error TextForAI returns when a signal refuses
-// AI input (R7.2): it names the signal and where the site gave it. It
-// matches ErrAIInputRefused with errors.Is.
-type AIInputRefusedError struct {
-	Signal Signal
-}
-
-// Error reads like "polite: AI input refused by the site: ai-input=no
-// (robots.txt line 4)".
-func (e *AIInputRefusedError) Error() string {
-	return ErrAIInputRefused.Error() + ": " + e.Signal.String()
-}
-
-// Is makes errors.Is(err, ErrAIInputRefused) true.
-func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInputRefused }
-
-// TextForAI returns the page's readable text for an AI reader: the text a
-// person sees, without markup, scripts or styles, block elements on their
-// own lines (at most 1 MiB). When the site refuses AI input (see
-// Signals.AIInput) it returns no text and an *AIInputRefusedError, which
-// says which signal refused it and where (R7.2); a training opt-out alone
-// does not hold the text back (R7.3). A result without a page returns its
-// Err. A page cut at the body cap (ErrBodyTooLarge) gives the text of what
-// was read. Like Links, it may read the page when first called (see
-// Links).
+// TextForAI returns the page's readable text (at most 1 MiB), or, when the
+// site refuses AI input, no text and an *AIInputRefusedError (R7.2). A
+// Result without a page returns its Err.
 func (r *Result) TextForAI() (string, error) {
 	if r.Err != nil && !errors.Is(r.Err, ErrBodyTooLarge) {
 		return "", r.Err

@@ -2,8 +2,6 @@ package polite
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -13,50 +11,18 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// MaxRobotsBytes is how much of a robots.txt body is parsed: 500 KiB, the
-// least RFC 9309 (section 2.5) lets a crawler read. A longer body is cut at
-// the last line end within the limit, so no rule is read in part (R5.2).
+// MaxRobotsBytes is how much of a robots.txt body is parsed, 500 KiB (R5.2),
+// cut at the last line end within it.
 const MaxRobotsBytes = robotstxt.MaxBytes
 
-// Robots is a parsed robots.txt file (RFC 9309, R5.1). Its lines are read
-// once, in order, into records (key, value, line number); User-agent records
-// divide them into groups. A group is one or more User-agent lines and the
-// Allow and Disallow rules after them, up to the next User-agent line that
-// follows a rule; other lines (Crawl-delay, Sitemap, unknown keys) neither
-// start nor end a group. A crawler obeys exactly one set of rules: every
-// group naming its product token, merged; if there is none, every group
-// naming "*", merged; if there is none either, no rules at all. To judge a
-// URL, the patterns of that set are matched against the URL's path and
-// query: the longest matching pattern (in octets, percent-encoding made
-// canonical) decides, Allow winning a tie, and a URL no pattern matches is
-// allowed. /robots.txt itself is always allowed.
-//
-// Allowed answers yes or no; Decide also says which line decided and which
-// group applied, for logs and for the error a disallowed URL returns;
-// CrawlDelay and Sitemaps give the other lines a polite crawler uses. Most
-// callers want Allowed, and Decide when they must explain a refusal.
-//
-// The nil *Robots allows everything, as does the Robots of an empty body:
-// a site without robots.txt has no rules (RFC 9309 section 2.3.1.3). A
-// Robots is never changed after ParseRobots returns, so it is safe for
-// concurrent use; ParseRobots may return one Robots for many files, so it
-// must not be written through.
-//
-// Parsing follows RFC 9309 and, where the RFC leaves room and does not
-// disagree, Google's reference parser (github.com/google/robotstxt): a
-// leading byte order mark is skipped; lines are cut after 16,663 bytes;
-// common misspellings of keys are accepted ("useragent", "user agent",
-// "disalow", "dissallow", "dissalow", "diasllow", "disallaw", "site-map"),
-// as is any key that begins with a known one ("sitemaps"); a known key may
-// be separated from its value by white space instead of a colon when the
-// line holds exactly two words ("Disallow /tmp"); a User-agent value counts
-// up to the end of its product token ("Googlebot/2.1" names Googlebot), and
-// "*" followed by white space and more is still "*"; an Allow pattern for a
-// file named index.htm or index.html also allows its directory's URL
-// ("Allow: /a/index.html" allows "/a/"). Unlike Google, percent-encoded
-// unreserved characters are decoded before comparison, as RFC 9309 section
-// 2.2.2 requires ("/%7Efoo" and "/~foo" are one path), and non-ASCII octets
-// in the URL are percent-encoded as they are in the patterns.
+// Robots is a parsed robots.txt file (RFC 9309, R5.1). A crawler obeys one
+// set of rules: the groups naming its product token, merged, else those
+// naming "*", else none; the longest matching pattern decides, Allow winning
+// a tie. Allowed answers yes or no; Decide says which line decided;
+// CrawlDelay and Sitemaps read the other lines. Where the RFC leaves room,
+// parsing follows Google's reference parser (misspelt keys, a missing
+// colon), and percent-encoding is compared as the RFC asks. The nil *Robots
+// allows everything. A Robots never changes, and is safe for concurrent use.
 type Robots struct {
 	f *robotstxt.File // nil for noRobots
 }
@@ -64,19 +30,11 @@ type Robots struct {
 // Decision is the reasoning behind one answer of Robots.Decide: the verdict,
 // the rule that gave it and the group the rule came from.
 type Decision struct {
-	// Allowed is the verdict: whether the crawler may fetch the URL.
-	Allowed bool
-	// Rule is "allow" or "disallow", the kind of the deciding rule; "" when
-	// no rule matched (allowed by default) or the URL is /robots.txt.
-	Rule string
-	// Pattern is the deciding rule's path pattern as written in the file.
-	Pattern string
-	// Line is the 1-based line of the deciding rule; 0 if none.
-	Line int
-	// Group lists the User-agent values, as written, of the groups that
-	// applied ("*" for the default group); nil when no group applied or the
-	// URL is /robots.txt.
-	Group []string
+	Allowed bool     // whether the crawler may fetch the URL
+	Rule    string   // "allow" or "disallow"; "" when no rule matched
+	Pattern string   // the deciding rule's pattern as written
+	Line    int      // the deciding rule's line, from 1; 0 if none
+	Group   []string // the User-agent values of the groups that applied
 }
 
 // ParseRobots reads a robots.txt body. It never fails: lines it cannot read
@@ -95,12 +53,8 @@ func ParseRobots(body []byte) *Robots {
 // without a file (each 4xx answer, R5.2).
 var noRobots = &Robots{}
 
-// Allowed reports whether the crawler whose product token is agent may fetch
-// url (R5.1). url is an absolute URL or a path with an optional query, in
-// the escaped form it is requested in (a URL that begins with "//" names a
-// host, as in RFC 3986); agent is a product token such as "PoliteCrawler"
-// (anything after the token, as in "PoliteCrawler/0.1", is ignored). A nil
-// *Robots allows everything.
+// Allowed reports whether the crawler whose product token is agent may
+// fetch url, an absolute URL or a path and query as requested (R5.1).
 func (r *Robots) Allowed(agent, url string) bool {
 	return r.file().Allowed(agent, url)
 }
@@ -111,11 +65,8 @@ func (r *Robots) Decide(agent, url string) Decision {
 	return Decision(r.file().Decide(agent, url))
 }
 
-// CrawlDelay is the Crawl-delay of the group that applies to agent, 0 if it
-// has none. Crawl-delay is not part of RFC 9309; its value is a decimal
-// number of seconds ("10", "0.5"). Values that are negative or not numbers
-// are ignored. When the merged groups give several values, the longest is
-// taken: the stricter reading of the site's wish (R2.3).
+// CrawlDelay is the Crawl-delay of the group that applies to agent, in
+// decimal seconds; 0 if none. Of several, the longest (R2.3).
 func (r *Robots) CrawlDelay(agent string) time.Duration {
 	return r.file().CrawlDelay(agent)
 }
@@ -151,32 +102,9 @@ func (r *Robots) file() *robotstxt.File {
 
 // Robots cache timings (R5.3).
 const (
-	// RobotsMaxAge is how long a robots.txt copy is used before it is
-	// asked for again (conditionally).
-	RobotsMaxAge = schedule.RobotsMaxAge
-	// RobotsStaleLimit is how long a copy may stand in while the site
-	// cannot be reached; after it, the site is unreachable.
-	RobotsStaleLimit = schedule.RobotsStaleLimit
+	RobotsMaxAge     = schedule.RobotsMaxAge     // a copy is used this long, then asked for again
+	RobotsStaleLimit = schedule.RobotsStaleLimit // the longest a copy stands in while the site is unreachable
 )
-
-// ErrDisallowed: robots.txt disallows the URL for the fetcher's product
-// token (R5.4). The Result carries a *DisallowedError with the rule.
-var ErrDisallowed = errors.New("polite: disallowed by robots.txt")
-
-// DisallowedError says which robots.txt rule disallowed a URL.
-type DisallowedError struct {
-	URL      string
-	Agent    string
-	Decision Decision
-}
-
-func (e *DisallowedError) Error() string {
-	return fmt.Sprintf("polite: %s disallowed for %s by robots.txt line %d: Disallow: %s",
-		e.URL, e.Agent, e.Decision.Line, e.Decision.Pattern)
-}
-
-// Is makes errors.Is(err, ErrDisallowed) true.
-func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
 
 // originKey is scheme://host:port, lower-case, the port always written.
 func originKey(raw string) (string, error) { return schedule.OriginKey(raw) }
@@ -201,32 +129,27 @@ func (s *settings) policyFor(name string) schedule.Policy {
 // stops the host, where a page behind one is only not found.
 func judgeRobots(c *completion) schedule.RobotsAnswer {
 	if c.Status == http.StatusUnauthorized {
-		c.verdict.Kind, c.verdict.Note = KindRefused, "robots.txt needs a login: the host is stopped for the run"
+		c.verdict.Kind, c.verdict.Note = ResponseRefused, "robots.txt needs a login: the host is stopped for the run"
 	}
 	if c.err != nil {
 		return schedule.RobotsSilent
 	}
 	switch c.verdict.Kind {
-	case KindOK:
+	case ResponseOK:
 		return schedule.RobotsRules
-	case KindNotModified:
+	case ResponseNotModified:
 		return schedule.RobotsSame
-	case KindNotFound:
+	case ResponseNotFound:
 		return schedule.RobotsAllowAll
 	}
 	return schedule.RobotsSilent
 }
 
-// FetchRobots reads the robots.txt of the origin of rawURL (scheme, host
-// and port) as it is read before the origin's first page: through the
-// host's budget and its rests, with the same answers for every status
-// (R5), and fetches no page. Rules the fetcher holds fresh answer at once,
-// with no request. It waits as Fetch does, and returns the error that
-// would turn the origin's pages away: robots.txt unreachable, the host
-// refused or stopped, the fetcher closed. The rules of a robots.txt that
-// is missing (a 4xx) allow everything; a host declared an API or
-// Unrestricted reads none, and its Robots is nil. rawURL is checked as
-// Add checks it, but is not added: Add may take it afterwards.
+// FetchRobots reads the robots.txt of rawURL's origin as it is read before
+// a first page (R5), through the host's budget, or from the rules held
+// fresh, and fetches no page. It waits as Fetch does and returns the error
+// that would turn the origin's pages away. An API or Unrestricted host has
+// none: nil. rawURL is checked as Add checks it, not added.
 func (f *Fetcher) FetchRobots(ctx context.Context, rawURL string) (*Robots, error) {
 	reply := make(chan *Result, 1)
 	t, name, err := f.task(ctx, rawURL, reply)

@@ -10,18 +10,9 @@ import (
 // Signal is one statement a site made about the use of a page (R7.1): what
 // it said, and where it said it.
 type Signal struct {
-	// Source is where the signal was read: "robots.txt line 4",
-	// "header Content-Usage", "header X-Robots-Tag", "meta robots",
-	// "meta politecrawler", "header tdm-reservation", "meta tdm-reservation".
-	Source string
-	// Name is the category or directive, in lower case: "ai-input",
-	// "train-ai", "search", "nosnippet", "max-snippet", "tdm-reservation".
-	Name string
-	// Value is the preference: "yes" or "no" (Content-Signal, read without
-	// case), "y" or "n" (Content-Usage), "0" (max-snippet:0), "1"
-	// (tdm-reservation), the URL of a tdm-policy; "" for a directive that
-	// stands alone, such as "nosnippet".
-	Value string
+	Source string // where it was read: "robots.txt line 4", "header X-Robots-Tag", "meta robots"
+	Name   string // the category or directive, lower case: "ai-input", "nosnippet"
+	Value  string // "yes", "no", "y", "n", "0", "1", a tdm-policy URL; "" for a lone directive
 }
 
 // String reads like "ai-input=no (robots.txt line 4)" or "nosnippet
@@ -30,37 +21,15 @@ func (s Signal) String() string {
 	return signals.Signal(s).String()
 }
 
-// Signals are the content-use signals that apply to one page, read from
-// robots.txt, the response's headers and the page itself (R7.1), and what
-// they mean for this fetcher.
-//
-// Signals are preferences, not access control. A site states them in
-// several vocabularies — Cloudflare's Content-Signal, IETF AIPREF's
-// Content-Usage, the robots meta directives of search engines, W3C
-// TDMRep — and in several places; every statement counts, and within a
-// category the most restrictive wins: any "no" makes it no, else any "yes"
-// makes it yes, else it is unknown (Category).
-//
-// What this fetcher does with them follows from what it is: a fetcher
-// that trains no model, whose pages may be read by an AI model answering a
-// question now. AIInput reports whether the site refuses that; a refusal
-// holds the page's text back from an AI reader (Result.TextForAI) while
-// the page itself is kept (R7.2). Training opt-outs do not restrict it
-// and are reported by TrainingOptOut (R7.3). NoFollow and NoIndex give the
-// robots directives a crawler honours besides.
-//
-// The zero Signals is a page about which the site said nothing: AI input
-// allowed, no opt-out.
+// Signals are the content-use signals that apply to one page, from
+// robots.txt, the headers and the page (R7.1): Content-Signal,
+// Content-Usage, robots meta and X-Robots-Tag, TDMRep. Within a category
+// the most restrictive statement wins (Category). AIInput says whether the
+// text may go to an AI reader (R7.2); TrainingOptOut lists opt-outs that do
+// not restrict this fetcher (R7.3). The zero Signals allows everything.
 type Signals struct {
-	// All lists every signal read, in order: robots.txt, then headers,
-	// then the page. Values that are not preferences (a Content-Usage
-	// "no" instead of the token n, an unknown key) are not signals and are
-	// left out.
-	All []Signal
-	// Malformed lists the sources whose syntax could not be read
-	// ("header Content-Usage"); the vocabulary makes every category of
-	// such a statement unknown.
-	Malformed []string
+	All       []Signal // every signal read: robots.txt, then headers, then the page
+	Malformed []string // the sources that could not be read ("header Content-Usage")
 }
 
 // Preference is a site's combined answer for one category of use.
@@ -93,41 +62,20 @@ func (s Signals) Category(name string) (p Preference, because *Signal) {
 	return Preference(inner), public(sig)
 }
 
-// AIInput reports whether the page's text may be handed to an AI model at
-// answer time, and, when not, the signal that refuses it (R7.2): the first
-// of these, in the order of All:
-//
-//   - Content-Signal ai-input=no, the category made for this use;
-//   - Content-Usage ai-use=n (AIPREF vocab -08, and -02), ai-output=n (-04)
-//     and inference=n (-01), the categories that covered it in their
-//     drafts;
-//   - the legacy umbrella categories bots=n, all=n and tdm=n: unknown to the
-//     current draft, but a site that wrote them meant every use below them;
-//   - nosnippet and max-snippet:0, which Google reads as keeping the text
-//     out of its AI answers too; noarchive, which Bing reads as keeping the
-//     page out of its chat answers, and nocache, which Bing reads as
-//     allowing only URL, title and snippet there;
-//   - Content-Signal use=reference: excerpts with a link, no summaries;
-//     summarising is what an AI reader does;
-//   - tdm-reservation: 1 (TDMRep). Whether answering with a page is text and
-//     data mining is legally unsettled, but an AI model reading a page to
-//     answer is automated analysis of text, which is what the reservation
-//     (EU Directive 2019/790 Art. 4) names, and Cloudflare declares its own
-//     ai-input=no to be exactly such a reservation. Between two readings
-//     of a site's wish the fetcher takes the more polite one.
-//
-// Everything else allows it: training opt-outs (R7.3), search=no (search
-// listings only), noindex (this fetcher builds no index), nofollow.
+// AIInput reports whether the page's text may go to an AI model at answer
+// time and, when not, the first signal in All that refuses it (R7.2):
+// Content-Signal ai-input=no or use=reference; Content-Usage ai-use=n,
+// ai-output=n, inference=n, or the umbrellas bots=n, all=n, tdm=n;
+// nosnippet, max-snippet:0, noarchive, nocache; tdm-reservation: 1.
+// Training opt-outs, search=no, noindex and nofollow allow it.
 func (s Signals) AIInput() (allowed bool, because *Signal) {
 	allowed, sig := s.set().AIInput()
 	return allowed, public(sig)
 }
 
-// TrainingOptOut lists the signals that refuse training an AI model on the
-// page: Content-Signal ai-train=no; Content-Usage train-ai=n and the older
-// train-genai=n, genai=n and ai=n; the noai and noimageai meta directives.
-// They never hold back this fetcher, which trains no model (R7.3), but a
-// caller that passes pages on should pass these on with them.
+// TrainingOptOut lists the signals that refuse training a model on the
+// page (ai-train=no, train-ai=n, noai, …): they never hold this fetcher
+// back (R7.3), but a caller passing pages on should pass them on too.
 func (s Signals) TrainingOptOut() []Signal {
 	return fromInner(s.set().TrainingOptOut())
 }
@@ -136,9 +84,7 @@ func (s Signals) TrainingOptOut() []Signal {
 // (robots meta or X-Robots-Tag nofollow, or none).
 func (s Signals) NoFollow() bool { return s.set().NoFollow() }
 
-// NoIndex reports whether the page asks not to be indexed (noindex, or
-// none). This fetcher keeps pages but builds no index; a caller that does
-// should honour it.
+// NoIndex reports whether the page asks not to be indexed (noindex, or none).
 func (s Signals) NoIndex() bool { return s.set().NoIndex() }
 
 // readSignals gathers the signals that apply to the page at pageURL for

@@ -1,259 +1,177 @@
-package polite
+package polite_test
 
 import (
+	"errors"
 	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/politecrawler/polite/internal/htmlpass"
-	"github.com/politecrawler/polite/internal/signals"
+	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/politetest"
 )
 
-// The reading of signals is internal/signals' and tested there; these are
-// the tests of the public face over it, and the helpers the root's tests
-// of pages (links_test.go) share.
-
-const testAgent = "PoliteCrawler"
-
-// signalsFor reads the signals of a page at pageURL ("" is
-// https://example.com/page) for testAgent.
-func signalsFor(t testing.TB, robots string, header http.Header, html, pageURL string) Signals {
-	t.Helper()
-	if pageURL == "" {
-		pageURL = "https://example.com/page"
+// htmlPage is a farm page of HTML with the extra header given as name,
+// value pairs.
+func htmlPage(body string, kv ...string) politetest.Page {
+	h := http.Header{"Content-Type": {"text/html"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
 	}
-	var rules *Robots
+	return politetest.Page{Body: []byte(body), Header: h}
+}
+
+// fetchOne serves page at /page on a site of its own, with robots as its
+// robots.txt ("" for none), and returns its Result.
+func fetchOne(t *testing.T, robots string, page politetest.Page) *polite.Result {
+	t.Helper()
+	r := newFarmRig(t)
+	site := politetest.Site{Name: "page.test", Pages: map[string]politetest.Page{"/page": page}}
 	if robots != "" {
-		rules = ParseRobots([]byte(robots))
+		site.Pages[politetest.RobotsPath] = politetest.Robots(robots)
 	}
-	return readSignals(rules, testAgent, pageURL, header, *parsePage(t, html, pageURL))
+	r.site(site)
+	r.start(polite.Config{})
+	u := r.url(site.Name, "/page")
+	r.add(u)
+	return r.results(1)[u]
 }
 
-func statements(sigs []Signal) []string {
-	var out []string
-	for _, s := range sigs {
-		out = append(out, s.String())
+func TestAITextAllowed(t *testing.T) {
+	body := "<html><head><title>T</title><script>x()</script></head><body><h1>Head</h1><p>One  two.</p></body></html>"
+	// A training opt-out alone does not hold the text back (R7.3).
+	res := fetchOne(t, "User-agent: *\nContent-Signal: ai-train=no", htmlPage(body, "Content-Usage", "train-ai=n"))
+	if len(res.Signals.TrainingOptOut()) != 2 {
+		t.Fatalf("the page's training opt-outs were not read: %v", res.Signals.All)
 	}
-	return out
+	got, err := res.TextForAI()
+	if err != nil || got != "Head\nOne two." {
+		t.Errorf("TextForAI = %q, %v; want the text", got, err)
+	}
+	// A page never read is read from the body.
+	if got, err := (&polite.Result{Body: []byte(body)}).TextForAI(); err != nil || got != "Head\nOne two." {
+		t.Errorf("TextForAI without a page = %q, %v; want the text", got, err)
+	}
+	if got, err := (&polite.Result{}).TextForAI(); err != nil || got != "" {
+		t.Errorf("TextForAI of nothing = %q, %v", got, err)
+	}
 }
 
-// parsePage is the HTML pass over body at pageURL.
-func parsePage(t testing.TB, body, pageURL string) *htmlpass.Page {
-	t.Helper()
-	u, err := url.Parse(pageURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := htmlpass.Parse([]byte(body), u)
-	return &p
-}
-
-// The public Signals answer as internal/signals does on what it read:
-// every method is a conversion of its answer, nothing decided twice.
-func TestSignalsPublicFace(t *testing.T) {
-	const ua = "User-agent: *\nAllow: /\n"
+func TestAITextRefused(t *testing.T) {
+	body := "<p>Secret sauce.</p>"
 	tests := []struct {
-		name, robots string
-		header       http.Header
-		html         string
+		robots, source, name string
 	}{
-		{"nothing said", "", nil, ""},
-		{"everything at once", ua + "Content-Signal: search=yes, ai-input=no, ai-train=no\nContent-Usage: train-ai=n",
-			http.Header{"Content-Usage": {"ai-use=y, search=n"}, "X-Robots-Tag": {"noindex, nofollow"}, "Tdm-Reservation": {"1"}, "Tdm-Policy": {"https://example.com/p.json"}},
-			`<head><meta name="robots" content="none, max-snippet:0, noai"><meta name="politecrawler" content="noarchive"></head><p>Some text.</p>`},
-		{"grants only", ua + "Content-Signal: ai-input=yes, search=yes", http.Header{"Content-Usage": {"ai-use=y, train-ai=y"}}, ""},
-		{"training only", "", http.Header{"Content-Usage": {"train-ai=n, genai=n"}}, `<head><meta name="robots" content="noimageai"></head><p>Some text.</p>`},
-		{"malformed", ua + "Content-Usage: Train-AI=n", http.Header{"Content-Usage": {"ai-use=n;"}}, `<head><meta name="robots" content="noindex"></head><p>Some text.</p>`},
+		{"User-agent: *\nContent-Signal: ai-input=no\nAllow: /", "robots.txt line 2", "ai-input=no"},
+		{"User-agent: *\nContent-Usage: ai-use=n", "robots.txt line 2", "ai-use=n"},
 	}
 	for _, tt := range tests {
-		pub := signalsFor(t, tt.robots, tt.header, tt.html, "")
-		var rules *Robots
-		if tt.robots != "" {
-			rules = ParseRobots([]byte(tt.robots))
+		res := fetchOne(t, tt.robots, htmlPage(body))
+		if res.Err != nil || string(res.Body) != body {
+			t.Fatalf("%s: the page was not kept: %v", tt.name, res.Err)
 		}
-		u, _ := url.Parse("https://example.com/page")
-		in := signals.Read(rules.file(), testAgent, "https://example.com/page", tt.header, htmlpass.Parse([]byte(tt.html), u).Meta)
-
-		if got, want := statements(pub.All), innerStatements(in.All); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: All %q, internal/signals read %q", tt.name, got, want)
+		got, err := res.TextForAI()
+		if got != "" {
+			t.Errorf("%s: text %q given despite the refusal", tt.name, got)
 		}
-		if !reflect.DeepEqual(pub.Malformed, in.Malformed) {
-			t.Errorf("%s: Malformed %q, internal/signals read %q", tt.name, pub.Malformed, in.Malformed)
+		if !errors.Is(err, polite.ErrAIInputRefused) {
+			t.Fatalf("%s: err = %v, want ErrAIInputRefused", tt.name, err)
 		}
-		ok, because := pub.AIInput()
-		inOK, inBecause := in.AIInput()
-		if ok != inOK || str(because) != innerStr(inBecause) {
-			t.Errorf("%s: AIInput() = %v, %v; internal/signals says %v, %v", tt.name, ok, because, inOK, inBecause)
+		var refused *polite.AIInputRefusedError
+		if !errors.As(err, &refused) || refused.Signal.Source != tt.source {
+			t.Errorf("%s: err = %#v, want an *AIInputRefusedError from %s", tt.name, err, tt.source)
 		}
-		if got, want := statements(pub.TrainingOptOut()), innerStatements(in.TrainingOptOut()); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: TrainingOptOut() = %q, internal/signals says %q", tt.name, got, want)
+		if msg := err.Error(); !strings.Contains(msg, tt.name) || !strings.Contains(msg, tt.source) {
+			t.Errorf("%s: message %q names neither the signal nor its source", tt.name, msg)
 		}
-		if pub.NoFollow() != in.NoFollow() || pub.NoIndex() != in.NoIndex() {
-			t.Errorf("%s: NoFollow %v NoIndex %v, internal/signals says %v %v", tt.name, pub.NoFollow(), pub.NoIndex(), in.NoFollow(), in.NoIndex())
-		}
-		for _, c := range []string{"ai-input", "ai-use", "AI-Use", "train-ai", "ai-train", "search", "genai", "none"} {
-			p, because := pub.Category(c)
-			inP, inBecause := in.Category(c)
-			if p != Preference(inP) || str(because) != innerStr(inBecause) {
-				t.Errorf("%s: Category(%q) = %v, %v; internal/signals says %v, %v", tt.name, c, p, because, inP, inBecause)
-			}
-		}
+	}
+	err := &polite.AIInputRefusedError{Signal: polite.Signal{Source: "header X-Robots-Tag", Name: "nosnippet"}}
+	if want := "polite: AI input refused by the site: nosnippet (header X-Robots-Tag)"; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+	if errors.Is(err, polite.ErrDisallowed) {
+		t.Error("a refusal of AI input is not a disallowed URL")
 	}
 }
 
-func innerStatements(sigs []signals.Signal) []string {
-	var out []string
-	for _, s := range sigs {
-		out = append(out, s.String())
+// TextForAI and Links on a Result, as the fetcher fills it: the page is
+// read when first asked for.
+func TestAITextResult(t *testing.T) {
+	body := `<meta name="robots" content="nofollow"><p>Text</p><a href="/a">a</a>`
+	r := newFarmRig(t)
+	site := r.site(politetest.Site{Name: "page.test", Pages: map[string]politetest.Page{
+		"/x":         htmlPage(body),
+		"/nosnippet": htmlPage(body, "X-Robots-Tag", "nosnippet"),
+	}})
+	r.start(polite.Config{})
+	x, refusedURL := r.url(site, "/x"), r.url(site, "/nosnippet")
+	r.add(x, refusedURL)
+	res := r.results(2)
+	if got, err := res[x].TextForAI(); err != nil || got != "Text\na" {
+		t.Errorf("TextForAI() = %q, %v", got, err)
 	}
-	return out
-}
+	if got := res[x].Links(); len(got) != 1 || got[0] != (polite.Link{URL: r.url(site, "/a"), NoFollow: true}) {
+		t.Errorf("Links() = %v", got)
+	}
 
-// str and innerStr print a deciding signal, "" for none.
-func str(s *Signal) string {
-	if s == nil {
-		return ""
+	if got, err := res[refusedURL].TextForAI(); got != "" || !errors.Is(err, polite.ErrAIInputRefused) {
+		t.Errorf("refused: TextForAI() = %q, %v", got, err)
 	}
-	return s.String()
-}
 
-func innerStr(s *signals.Signal) string {
-	if s == nil {
-		return ""
+	// An error result has no text; a body cut at the cap still has some.
+	failed := &polite.Result{Err: polite.ErrDisallowed}
+	if got, err := failed.TextForAI(); got != "" || !errors.Is(err, polite.ErrDisallowed) {
+		t.Errorf("error result: TextForAI() = %q, %v", got, err)
 	}
-	return s.String()
-}
-
-// Signals built by hand, as a caller may: Category, AIInput and the rest
-// read them as they read what the fetcher found.
-func TestSignalsByHand(t *testing.T) {
-	s := Signals{All: []Signal{
-		{Source: "header Content-Usage", Name: "ai-use", Value: "y"},
-		{Source: "robots.txt line 2", Name: "ai-use", Value: "n"},
-		{Source: "header X-Robots-Tag", Name: "nofollow"},
-		{Source: "meta robots", Name: "noai"},
-	}}
-	if p, because := s.Category("ai-use"); p != PreferenceNo || because == nil || *because != s.All[1] {
-		t.Errorf("Category(ai-use) = %v, %v; want no, by robots.txt line 2", p, because)
+	if failed.Links() != nil {
+		t.Error("error result has links")
 	}
-	if p, because := s.Category("search"); p != PreferenceUnknown || because != nil {
-		t.Errorf("Category(search) = %v, %v; want unknown", p, because)
-	}
-	if ok, because := s.AIInput(); ok || because == nil || because.String() != "ai-use=n (robots.txt line 2)" {
-		t.Errorf("AIInput() = %v, %v; want refused by ai-use=n", ok, because)
-	}
-	// The signal named is a copy: changing it changes nothing in All.
-	if _, because := s.AIInput(); because != nil {
-		because.Value = "y"
-		if s.All[1].Value != "n" {
-			t.Error("AIInput's signal writes through to All")
-		}
-	}
-	if got := statements(s.TrainingOptOut()); !reflect.DeepEqual(got, []string{"noai (meta robots)"}) {
-		t.Errorf("TrainingOptOut() = %q", got)
-	}
-	if !s.NoFollow() || s.NoIndex() {
-		t.Errorf("NoFollow %v NoIndex %v, want true false", s.NoFollow(), s.NoIndex())
-	}
-	for _, tt := range []struct {
-		sig  Signal
-		want string
-	}{
-		{Signal{"robots.txt line 4", "ai-input", "no"}, "ai-input=no (robots.txt line 4)"},
-		{Signal{"header X-Robots-Tag", "nosnippet", ""}, "nosnippet (header X-Robots-Tag)"},
-		{Signal{"meta robots", "max-snippet", "0"}, "max-snippet:0 (meta robots)"},
-		{Signal{"header tdm-reservation", "tdm-reservation", "1"}, "tdm-reservation: 1 (header tdm-reservation)"},
-		{Signal{"header Content-Usage", "train-ai", "n"}, "train-ai=n (header Content-Usage)"},
-	} {
-		if got := tt.sig.String(); got != tt.want {
-			t.Errorf("%#v.String() = %q, want %q", tt.sig, got, tt.want)
-		}
-	}
-	var zero Signals
-	if ok, because := zero.AIInput(); !ok || because != nil || zero.TrainingOptOut() != nil || zero.NoFollow() || zero.NoIndex() {
-		t.Error("the zero Signals is not 'nothing said'")
-	}
-	if s := readSignals(nil, "", "", nil, htmlpass.Page{}); s.All != nil || s.Malformed != nil {
-		t.Errorf("no agent, no URL, nothing: %v %v", s.All, s.Malformed)
+	cut := &polite.Result{Err: polite.ErrBodyTooLarge, Body: []byte("<p>The start")}
+	if got, err := cut.TextForAI(); err != nil || got != "The start" {
+		t.Errorf("truncated: TextForAI() = %q, %v", got, err)
 	}
 }
 
-// Preference names its three answers, and converts from internal/signals'
-// one for one.
-func TestPreference(t *testing.T) {
-	for i, p := range []Preference{PreferenceUnknown, PreferenceYes, PreferenceNo} {
-		if got := p.String(); got != []string{"unknown", "yes", "no"}[i] {
-			t.Errorf("Preference(%d).String() = %q", p, got)
-		}
-		if inner := []signals.Preference{signals.Unknown, signals.Yes, signals.No}[i]; Preference(inner) != p {
-			t.Errorf("internal/signals' preference %d converts to %v, want %v", inner, Preference(inner), p)
-		}
-	}
-}
+// R7 on the farm: a page is kept whatever the signals say; its text is
+// held back from an AI reader when the site refuses AI input, and given
+// when the site only opts out of training.
+func TestSignalsOnTheFarm(t *testing.T) {
+	r := newFarmRig(t)
+	article := politetest.Page{Body: []byte("<html><head><title>T</title><script>var x=1</script></head><body><p>Readable words.</p></body></html>"),
+		Header: http.Header{"Content-Type": {"text/html"}}}
+	trainOnly := article
+	trainOnly.Header = http.Header{"Content-Type": {"text/html"}, "Content-Usage": {"train-ai=n"}}
+	noInput := r.site(politetest.Site{Name: "noinput.test", Default: func(string) politetest.Page { return article }, Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nContent-Signal: search=yes, ai-input=no, ai-train=no\nAllow: /\n"),
+	}})
+	train := r.site(politetest.Site{Name: "trainonly.test", Default: func(string) politetest.Page { return trainOnly }})
+	news := r.site(politetest.Site{Name: "news.test", Default: func(string) politetest.Page { return article }, Pages: map[string]politetest.Page{
+		politetest.RobotsPath: politetest.Robots("User-agent: *\nAllow: /\nContent-Usage: /news/ ai-use=n\n"),
+	}})
+	r.start(polite.Config{})
+	a, b, n1, n2 := r.url(noInput, "/a"), r.url(train, "/b"), r.url(news, "/news/x"), r.url(news, "/about")
+	r.add(a, b, n1, n2)
+	res := r.results(4)
 
-// FuzzHTMLPass reads arbitrary bytes as a page: never a panic, and what
-// comes out keeps its promises.
-func FuzzHTMLPass(f *testing.F) {
-	files, _ := filepath.Glob("testdata/pages/*.html")
-	shells, _ := filepath.Glob("testdata/shells/*.html")
-	for _, file := range append(files, shells...) {
-		if b, err := os.ReadFile(file); err == nil {
-			f.Add(b, "https://example.com/"+filepath.Base(file))
+	for _, u := range []string{a, n1} {
+		text, err := res[u].TextForAI()
+		var refused *polite.AIInputRefusedError
+		if res[u].Err != nil || len(res[u].Body) == 0 {
+			t.Errorf("%s: the page was not kept: %v", u, res[u].Err)
+		}
+		if text != "" || !errors.Is(err, polite.ErrAIInputRefused) || !errors.As(err, &refused) {
+			t.Errorf("%s: TextForAI = %q, %v; want a refusal", u, text, err)
 		}
 	}
-	f.Add([]byte("<svg><style><p>x</style></svg><template><template></template>y</template>z"), "")
-	f.Add([]byte("<pre>\n a\n\n  b</pre><xmp><p></xmp><plaintext><a href=x>"), "http://h/")
-	f.Add([]byte(`<META NAME=Robots CONTENT=noai><p>upper case only`), "")
-	f.Add([]byte(`<script>"<meta name=robots content=none>"</script><!-- <meta name=x> --><meta`), "")
-	f.Fuzz(func(t *testing.T, body []byte, pageURL string) {
-		u, err := url.Parse(pageURL)
-		if err != nil {
-			u = nil
+	if _, err := res[a].TextForAI(); err != nil && !strings.Contains(err.Error(), "robots.txt line 2") {
+		t.Errorf("the refusal does not name its source: %v", err)
+	}
+	for _, u := range []string{b, n2} {
+		text, err := res[u].TextForAI()
+		if err != nil || !strings.Contains(text, "Readable words.") || strings.Contains(text, "var x") {
+			t.Errorf("%s: TextForAI = %q, %v; want the readable text", u, text, err)
 		}
-		p := htmlpass.Parse(body, u)
-		if !utf8.ValidString(p.Text) || len(p.Text) > htmlpass.MaxText || strings.TrimSpace(p.Text) != p.Text {
-			t.Errorf("Text breaks its promises: %q", p.Text)
-		}
-		if n := htmlpass.TextLen(body); n != utf8.RuneCountInString(p.Text) {
-			t.Errorf("TextLen %d, Text has %d characters", n, utf8.RuneCountInString(p.Text))
-		}
-		if len(p.Links) > htmlpass.MaxLinks {
-			t.Errorf("%d links", len(p.Links))
-		}
-		seen := map[string]bool{}
-		for _, l := range p.Links {
-			lu, err := url.Parse(l.URL)
-			if err != nil || lu.Scheme != "http" && lu.Scheme != "https" || lu.Host == "" || strings.Contains(l.URL, "#") || seen[l.URL] {
-				t.Errorf("link %q", l.URL)
-			}
-			seen[l.URL] = true
-		}
-		if p.Refresh != "" && !strings.HasPrefix(p.Refresh, "http") {
-			t.Errorf("refresh %q", p.Refresh)
-		}
-		switch p.Shell.Mount {
-		case "", "#root", "#app", "#__next", "#__nuxt", "#___gatsby", "<app-root>", "[ng-app]":
-		default:
-			t.Errorf("mount %q", p.Shell.Mount)
-		}
-		if !htmlpass.MayHaveMeta(body) && (len(p.Meta) != 0 || p.Refresh != "") {
-			t.Errorf("MayHaveMeta false, the pass found %v %q", p.Meta, p.Refresh)
-		}
-		s := readSignals(nil, testAgent, pageURL, nil, p)
-		text, err := aiText(body, s, p)
-		if ok, _ := s.AIInput(); ok != (err == nil) || ok && text != p.Text || !ok && text != "" {
-			t.Errorf("aiText = %q, %v with AIInput %v", text, err, ok)
-		}
-		links := pageLinks(&p, s)
-		for _, l := range links {
-			if s.NoFollow() && !l.NoFollow {
-				t.Errorf("page says nofollow, link %q does not", l.URL)
-			}
-		}
-	})
+	}
+	if opt := res[b].Signals.TrainingOptOut(); len(opt) != 1 || opt[0].Name != "train-ai" {
+		t.Errorf("the training opt-out is not reported: %+v", res[b].Signals)
+	}
 }

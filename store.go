@@ -12,35 +12,12 @@ import (
 	"github.com/politecrawler/polite/internal/storage"
 )
 
-// ErrStore wraps every error of OpenStore and of a Store's methods:
-// errors.Is(err, ErrStore) holds for all of them, and the error says
-// which file and what went wrong (not a store, damaged, newer format,
-// closed, an empty key, …).
-var ErrStore = errors.New("polite: store")
-
-// ErrStoreLocked: OpenStore gave up waiting (about a second) for a store
-// file held by another process, or by another Store of this one not yet
-// closed. errors.Is(err, ErrStore) holds too.
-var ErrStoreLocked = fmt.Errorf("%w locked", ErrStore)
-
-// Store is the fetcher's memory across requests and runs, in the three
-// parts it consumes: page copies (PageStore, R6), robots.txt copies
-// (RobotsStore, R5.3), and host records and refusals (HostStore, R3.3-4).
-// Config.Store gives all three; Config.RobotsStore and Config.HostStore
-// give a part from elsewhere, such as a backend shared by many processes.
-//
-// Two implementations: NewMemoryStore, for one run, and OpenStore, one
-// file on disk that keeps everything across runs and crashes.
-//
-// Every method is safe for concurrent use. Values go in and come out by
-// copy: changing an argument after a Save, or a value a Load returned,
-// does not change what the store holds. A Load of a key never saved
-// returns the zero value, false and a nil error. What comes back is
-// normalised the same way by both implementations: times are the same
-// instant (time.Time.Equal) in UTC, without a monotonic reading; an
-// empty body or header comes back nil, a header field without values
-// has a nil slice. URLs, origins and hosts must be non-empty and at most
-// 16 KiB. After Close every method returns an error.
+// Store is the fetcher's memory across requests and runs: page copies
+// (PageStore, R6), robots.txt copies (RobotsStore, R5.3), and host records
+// and refusals (HostStore, R3.3-4). NewMemoryStore keeps one run; OpenStore
+// keeps a file across runs and crashes. Methods are safe for concurrent use
+// and copy values in and out; a Load of a key never saved returns false and
+// a nil error; times come back in UTC. After Close every method fails.
 type Store interface {
 	PageStore
 	RobotsStore
@@ -144,32 +121,12 @@ func storeError(err error) error {
 	return fmt.Errorf("%w: %w", ErrStore, err)
 }
 
-// OpenStore opens the store file at path, creating it (mode 0600) if the
-// path does not exist or is an empty file. The file is a go.etcd.io/bbolt
-// database: embedded, one file, one writer at a time and readers in
-// parallel, safe for the fetcher's concurrent workers.
-//
-// Each Save and AddRefusal is its own transaction, committed with fsync
-// before it returns: what a Save returned from is on disk and survives a
-// crash of the process or the machine; a Save cut short is not seen at
-// all. Bodies are kept once per content (by SHA-256): saving a page again
-// with the same body adds a version of a few hundred bytes (the headers),
-// not a second body. A body is checked against its SHA-256 when loaded.
-//
-// An existing file is checked read-only before anything is written to
-// it; OpenStore returns an error wrapping ErrStore, and leaves the file
-// as it was, for a file that is not a store (another program's bbolt
-// database, or not bbolt at all), a damaged store, or one written by a
-// newer version. The check reads every record (not the bodies), so
-// opening takes time in proportion to the versions kept: tens of
-// milliseconds for ten thousand. A file held by another process (or by a Store of this
-// one not yet closed) is ErrStoreLocked after about a second, rather than
-// a wait.
-//
-// The records are a small versioned binary format (internal/storage):
-// faster and more compact than gob or JSON, and decoded with every length
-// checked, so a damaged record is an error, never a crash. Times are kept
-// as Unix seconds and nanoseconds, and load in UTC.
+// OpenStore opens the store file at path, a bbolt database, creating it
+// (mode 0600) when missing or empty. Each Save is committed with fsync
+// before it returns; bodies are kept once per SHA-256, checked on load. A
+// file that is not a store, is damaged or is newer is an ErrStore error and
+// left as it was; one held by another Store is ErrStoreLocked after about a
+// second.
 func OpenStore(path string) (Store, error) {
 	db, err := storage.Open(path, storage.Options{LockTimeout: storage.DefaultLockTimeout})
 	if err != nil {
@@ -318,10 +275,6 @@ func (f *Fetcher) doStore(j schedule.StoreJob) *schedule.StoreAnswer {
 // DefaultCoolOff is how long a host stopped by a refusal is left alone
 // across runs the first time, 6 h; each further stop doubles it (R3.3).
 const DefaultCoolOff = pacing.DefaultCoolOff
-
-// ErrCoolingOff: the host was stopped in an earlier run and its cool-off
-// has not ended (R3.3); the cause of the *StoppedError of its URLs.
-var ErrCoolingOff = schedule.ErrCoolingOff
 
 // keepStop writes a stop. A store error is logged, never fatal: the host
 // is stopped for this run whatever the store says.

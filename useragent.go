@@ -1,7 +1,6 @@
 package polite
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -18,17 +17,6 @@ const (
 	DefaultVersion = "0.1.0"
 	DefaultInfoURL = "https://mark1russell7.github.io/crawler/bot/"
 )
-
-// ErrUserAgent is returned by New when the crawler's identity is malformed:
-// a name that is not a robots.txt product token, a version with spaces, an
-// info URL that is not an absolute http(s) URL, or a contact that is not a
-// mail address.
-var ErrUserAgent = errors.New("polite: invalid user agent")
-
-// ErrImpersonation is returned by New when the crawler's name contains a
-// browser's or another company's bot token (R4.3): a polite crawler says
-// who it is.
-var ErrImpersonation = errors.New("polite: user agent name pretends to be a browser or another bot")
 
 // identity is the crawler's identity as site owners see it (R4), made of
 // Config's Name, Version, InfoURL and Contact: the one way to say who the

@@ -44,7 +44,7 @@ const DefaultTimeout = 2 * time.Minute
 var Types = []string{"text/javascript", "application/javascript", "application/x-javascript",
 	"text/ecmascript", "application/ecmascript", "application/json", "text/json", "application/ld+json", "text/plain"}
 
-// ErrNotRenderable: the Result has an error, or no HTML page: a refusal
+// ErrNotRenderable says the Result has an error, or no HTML page: a refusal
 // or a challenge page is never rendered (rendering one would be getting
 // around a block).
 var ErrNotRenderable = errors.New("render: not a page to render")

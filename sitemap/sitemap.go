@@ -21,7 +21,7 @@ const (
 	MaxBytes = 50 << 20
 )
 
-// ErrNotSitemap: the body is XML whose root is neither <urlset> nor
+// ErrNotSitemap says the body is XML whose root is neither <urlset> nor
 // <sitemapindex> (an HTML page, a feed), or XML unreadable before its root.
 var ErrNotSitemap = errors.New("sitemap: not a sitemap")
 

@@ -68,7 +68,7 @@ func (h headerFlags) Set(s string) error {
 func explain(w io.Writer, v polite.Verdict) {
 	fmt.Fprintf(w, "%s: %s\n", v.Kind, v.Kind.Meaning())
 	switch {
-	case v.Kind == polite.KindRefused:
+	case v.Kind == polite.ResponseRefused:
 		fmt.Fprintln(w, "wait: none, the host is not asked again in this run")
 	case v.HasRetryAfter && v.RetryAfter > polite.DefaultHorizon:
 		fmt.Fprintf(w, "wait: %s from Retry-After, beyond the %v horizon: the address is parked, its URLs come back with a ParkedError\n", seconds(v.RetryAfter), polite.DefaultHorizon)

@@ -17,7 +17,7 @@ import (
 func keysCommand(fs *flag.FlagSet) func(env, []string) int {
 	return func(e env, args []string) int {
 		if len(args) == 0 {
-			return fail(e, "keys", fmt.Errorf("%w: want new FILE or directory KEYFILE...", errUsage))
+			return fail(e, "keys", fmt.Errorf("%w: want new FILE, or directory and one KEYFILE or more", errUsage))
 		}
 		switch verb, rest := args[0], args[1:]; verb {
 		case "new":

@@ -235,7 +235,7 @@ func (l *requestLog) request(q polite.RequestEvent) {
 	switch {
 	case q.Robots:
 		note = "robots.txt, before any page of the site (R5.1)"
-	case q.Verdict.Kind == polite.KindRedirect:
+	case q.Verdict.Kind == polite.ResponseRedirect:
 		note = "redirect: the next hop waits for its own host's rest (R8.3)"
 	}
 	if q.Err != nil {

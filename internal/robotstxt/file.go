@@ -47,6 +47,18 @@ type group struct {
 // Parse reads a robots.txt body. It never fails: lines it cannot read are
 // skipped and the rest is used, as RFC 9309 section 2.3.1.5 asks, and an
 // empty body allows everything. Only the first MaxBytes are read.
+//
+// Where the RFC leaves room and does not disagree, it reads as Google's
+// reference parser does: a leading byte order mark is skipped; lines are
+// cut after 16,663 bytes; misspelt keys are accepted ("useragent", "user
+// agent", "disalow", "dissallow", "dissalow", "diasllow", "disallaw",
+// "site-map"), as is a key that begins with a known one ("sitemaps"); a
+// known key may be parted from its value by white space when the line holds
+// two words ("Disallow /tmp"); a User-agent value counts to the end of its
+// product token ("Googlebot/2.1"), and "*" followed by more is "*"; an Allow
+// of index.htm or index.html allows its directory too. Unlike Google,
+// percent-encoded unreserved characters are decoded before comparison (RFC
+// 9309 section 2.2.2), and non-ASCII octets in the URL are percent-encoded.
 func Parse(body []byte) *File {
 	if len(body) == 0 {
 		return empty

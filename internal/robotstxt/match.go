@@ -117,8 +117,8 @@ func RequestPath(url string) (path, pathOnly string) {
 		rest := url
 		if i := strings.Index(rest, "://"); i >= 0 && !strings.ContainsAny(rest[:i], "/?") {
 			rest = rest[i+3:]
-		} else if strings.HasPrefix(rest, "//") {
-			rest = rest[2:]
+		} else {
+			rest = strings.TrimPrefix(rest, "//")
 		}
 		// What comes before the path is the authority.
 		if i := strings.IndexAny(rest, "/?"); i >= 0 {

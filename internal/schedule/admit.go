@@ -105,7 +105,7 @@ func (s *Scheduler) attach(h *host, a netip.Addr) {
 	b.crawlDelay = max(b.crawlDelay, h.crawlDelay)
 	floor := s.cfg.Pacing.Floor
 	if h.policy.API {
-		floor = apiFloor
+		floor = max(apiFloor, s.cfg.APIFloor)
 	}
 	floor = pacing.Scale(floor, h.floorFactor)
 	if b.floor == 0 || floor > b.floor {

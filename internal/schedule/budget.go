@@ -58,10 +58,8 @@ func (b *Budget) Conn() *Conn { return &b.conn }
 // close, for the run, and the server is spared its idle one too. (At an
 // address shared by several hosts, the next request may be another host's,
 // which cannot take the connection either: net/http keeps them by host
-// name.) In BenchmarkRSS, whose farm closes a connection idle 1 s, this
-// took the median peak RSS from 186.1 to 170.2 MiB (7 runs each,
-// alternated). Only the worker holding the budget touches it (R1.1); the
-// scheduler's lock passes it on with the budget.
+// name.) BenchmarkRSS: peak RSS 186 -> 170 MiB. Only the worker holding
+// the budget touches it (R1.1); the scheduler's lock passes it on with it.
 type Conn struct {
 	Kept bool // the last response was read whole, its connection kept
 	// KeptOn is the transport the connection was kept on. One replaced
@@ -72,12 +70,9 @@ type Conn struct {
 	// Drained: nothing was queued behind the request at its address when
 	// it was handed out, nor held for it (a robots.txt request's pages),
 	// set by the scheduler under its lock. Its connection would wait for
-	// work that may never come, so it is closed. Counting robots.txt as
-	// drained too spared BenchmarkRSS its idle connections of the
-	// robots.txt round (median peak RSS 159.3 -> 153.7 MiB, 7 runs each,
-	// on a busy machine), but made every host's first page connect again:
-	// BenchmarkRequestCost went from 84.5 to 104.3 allocations a request
-	// and its CPU ratio to the bare loop from 1.36 to 1.69.
+	// work that may never come, so it is closed. A robots.txt request is
+	// not drained: its host's first page takes the connection (closing it
+	// cost BenchmarkRequestCost 20 allocations a request).
 	Drained bool
 }
 

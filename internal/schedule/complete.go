@@ -57,11 +57,10 @@ type Completion struct {
 	Wait            time.Duration
 	Elsewhere       error
 	RobotsElsewhere bool
-	// Lease is the coordinator's lease the request held, nil without
-	// one: the budget stays held until the worker has given it back with
-	// SharedRest, the rest the scheduler set (a park's whole wait), and
-	// called Released.
-	Lease      any
+	// Leased says the request held the coordinator's lease: the budget
+	// stays held until the worker has given it back with SharedRest, the
+	// rest the scheduler set (a park's whole wait), and called Released.
+	Leased     bool
 	SharedRest time.Duration
 }
 
@@ -94,7 +93,7 @@ func (s *Scheduler) completed(c *Completion) {
 	}
 	b, t := c.Budget, c.Task
 	h := t.host
-	b.busy = c.Lease != nil // until Released
+	b.busy = c.Leased // until Released
 	s.counts.fetching--
 	s.countEnd(b)
 	h.keptAt = time.Time{}

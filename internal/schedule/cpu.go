@@ -15,9 +15,8 @@ import (
 // that grows again for each window the CPU had room while the ceiling held
 // a request back: slowly for a second after a short CPU, unless it holds
 // fewer than the limit needs or a budget that has started waits (R1.2).
-// BenchmarkLatency at 50 ms, 10,000 hosts starting at once (2026-12-02):
-// the goroutines waited 8.5 ms on average to run without the ceiling, and
-// each request took 100 ms longer than the farm saw it.
+// Without it (BenchmarkLatency, 50 ms, 10,000 hosts at once) goroutines
+// waited 8.5 ms to run, and each request took 100 ms longer.
 
 // CPUGauge tells whether the CPU is short. Sample reports whether
 // goroutines waited to run over the last window, and how many windows
@@ -39,11 +38,8 @@ func NewCPUGauge() CPUGauge {
 }
 
 // cpuWindow is the gauge's window, and cpuBusy the mean wait to run that
-// makes it busy. BenchmarkPoliteness at 10,000 hosts held to 64 requests
-// in flight, where the fetcher keeps up: windows of 0.1 to 0.8 ms at its
-// start; with no bound, 5 to 9 ms. At 4 ms, BenchmarkPoliteness gave
-// 0.994-0.996 of the limit at 10,000 hosts and BenchmarkLatency 0.967 at
-// 1 s; at 1.5 ms, 0.9975 and 0.977 (2026-12-02).
+// makes it busy: a fetcher that keeps up waits 0.1-0.8 ms, an unbounded one
+// 5-9 ms; 1.5 ms kept more of the limit than 4 ms (BenchmarkPoliteness).
 const (
 	cpuWindow = 50 * time.Millisecond
 	cpuBusy   = 1500 * time.Microsecond
@@ -102,10 +98,8 @@ func readWaits(sample []metrics.Sample) (n uint64, sum float64) {
 
 // startWindows is how many of the gauge's windows the requests started are
 // counted over: a second. A request in flight for longer waits on its
-// server, not for the CPU, whose delays are tens of ms. Over two windows
-// (100 ms), requests slowed by the CPU itself counted as waiting on their
-// servers, and BenchmarkPoliteness at 10,000 hosts fell from 0.9970-0.9985
-// to 0.9936-0.9983 (alternated runs, 2026-12-03).
+// server, not for the CPU, whose delays are tens of ms; over 100 ms, those
+// slowed by the CPU counted as waiting on servers.
 const startWindows = 20
 
 // quietGrowth is how much the ceiling grows in a window once the CPU has
@@ -114,15 +108,11 @@ const startWindows = 20
 // has held back only budgets yet to start. A request started now needs the
 // CPU again when its answer comes, up to a second later: growing by a
 // quarter from the first window after a cut, the ceiling refilled the CPU
-// before the answers of the requests just started had come.
-// BenchmarkLatency at 1 s (2026-12-03): 0.9784 and 0.9794 of the limit so,
-// each robots.txt 30-45 ms longer than the farm saw it (R2.2 rests five
-// times that); 0.9899-0.9949 over 4 runs growing by 3% a window in that
-// second. A budget that has started loses its rate when it waits past its
-// rest, one yet to start does not: growing slowly while started budgets
-// waited made 200 ms pages late (0.9777 and 0.9879), and so did growing
-// slowly below the need (200 ms pages behind a 50 ms Resolver,
-// 0.9894-0.9923).
+// before the answers of the requests just started had come, and each
+// robots.txt took 30-45 ms longer (R2.2 rests five times that). A budget
+// that has started loses its rate when it waits past its rest, one yet to
+// start does not: so growth is slow only while those alone wait, and only
+// at the need or above.
 const (
 	quietGrowth  = 1.25
 	wakingGrowth = 1.03

@@ -9,16 +9,10 @@ import "time"
 // and Stats reports it beside what is in flight, so a user sees when the
 // cap, not politeness, holds the fetcher back.
 //
-// Little's law was a bound too, at first: twice the need, at least 64.
-// A farm that answers at once then queued requests inside the fetcher,
-// where each request's duration, and so the need, grew with the requests
-// in flight (BenchmarkPoliteness at 10,000 hosts: 0.991-0.995 of the
-// limit, each request measured 25-34 ms longer than the farm saw it);
-// budgets falling due in a burst waited behind it, 2,800 of them while 64
-// were in flight (BenchmarkLatency at 50 ms: 0.935); and with a slack for
-// late budgets, every request waited for it behind a slow Store
-// (BenchmarkSlowStore: 0.997, 7.7 ms late a gap). With the CPU's ceiling
-// alone, 0.9973, 0.996 and 0.9991 (2026-12-02).
+// Little's law is a measure, not a bound: as a cap it queued requests in
+// the fetcher, where each one's duration, and so the need, grew with the
+// requests in flight, and budgets due in a burst waited behind it. The
+// CPU's ceiling alone bounds them.
 
 // minInFlight is the least the CPU's ceiling holds the requests in flight
 // to: what a farm that answers at once needs at 10,000 hosts

@@ -12,13 +12,8 @@ import "time"
 // times the lag. A budget yet to start loses no rate by waiting for its
 // first request, and one that has started is never paced: its rest says
 // when it is due. Requests of 50 ms or less (a window) are not paced:
-// their answers come back before the next window's starts.
-// BenchmarkLatency, alternated with the code before (2026-12-03): at 1 s,
-// 0.9953 and 0.9957 (before: 0.9926, 0.9940); at 1 s with idle
-// connections closed, 0.9951 and 0.9948 (0.9880, 0.9831); 50 ms and 200 ms
-// as before. Pacing by the ceiling ÷ 20 a window at every duration made
-// 50 ms 0.9955 (0.9981 before): its first requests took 12 s instead of
-// 2.5 s and met every page's rest.
+// their answers come back before the next window's starts, and pacing
+// them delays their first requests into every page's rest.
 
 // durationWeight is how many requests the mean duration is mostly made
 // of: each new one moves it by 1/durationWeight of its distance.

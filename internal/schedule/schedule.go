@@ -18,16 +18,6 @@ import (
 	"github.com/politecrawler/polite/internal/urltrap"
 )
 
-// All scheduling state is guarded by one lock, mu. The dispatcher goroutine
-// (Run) takes Add's URLs from an inbox, sleeps on one timer until the
-// earliest budget is due, and hands each job out to a goroutine of its own
-// (Root.Start): every job due runs, while MaxInFlight and the CPU's
-// ceiling have room (inflight.go, cpu.go). A goroutine that ends a job
-// reports it itself, under mu, and takes the next job that is due at
-// once, if there is one, or ends: a busy run's requests follow one
-// another without a hand-off through the dispatcher.
-// No goroutine per host or URL waiting, and no polling.
-
 // Config is what the scheduler is told, settled by the fetcher: plain values.
 type Config struct {
 	Clock  clock.Clock
@@ -46,6 +36,7 @@ type Config struct {
 	// short (cpu.go).
 	CPU            CPUGauge
 	Pacing         pacing.Policy // the web floor and duration factor (R2.1, R2.2)
+	APIFloor       time.Duration // a documented API's floor when above 1 s: the caller's MinRest (R2.1)
 	MaxBackoff     time.Duration // R2.5's cap
 	Horizon        time.Duration // a Retry-After beyond it parks (R2.4)
 	Retries        int           // tries again of a transient failure (R11.3)
@@ -107,7 +98,23 @@ type event struct {
 	query    chan<- Snapshot // Stats was called
 }
 
-// Scheduler is the scheduling state and its dispatcher.
+// Scheduler is the scheduling state and its dispatcher. Its model: a
+// budget per server address (R1.1) holds its hosts' queued tasks and is
+// due when its rest ends (R2); the due heap orders the budgets, and a
+// budget with a job out is off the heap until the job is reported, so at
+// most one request is in flight per address.
+//
+// Goroutines: the dispatcher (Run) takes Add's URLs from an inbox, sleeps
+// on one timer until the earliest budget is due, and hands each job due to
+// a goroutine of its own (Root.Start) while MaxInFlight and the CPU's
+// ceiling have room (inflight.go, cpu.go). A goroutine that ends a job
+// reports it itself (Report), under mu, and takes the next job due at once
+// or ends. No goroutine per host or URL waiting, and no polling.
+//
+// Locks, always taken in this order: mu, which guards all scheduling
+// state; the root's Add lock (Root.HoldAdds, taken under mu only to forget
+// idle hosts); inboxMu, which guards the inbox and is taken by Add with
+// the Add lock held. No goroutine holding inboxMu takes another lock.
 type Scheduler struct {
 	// mu guards the scheduling state: every field up to inboxMu.
 	mu      sync.Mutex

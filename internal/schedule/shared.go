@@ -14,7 +14,7 @@ import "time"
 //     a host stopped by another process stops here too (R3); an origin
 //     whose robots.txt another process has just fetched loads that copy
 //     instead of asking again (R5.3).
-//   - Given (Completion.Lease): the budget stays held after the response
+//   - Given (Completion.Leased): the budget stays held after the response
 //     until the worker has told the coordinator the rest and called
 //     Released, so no request of this process can come before the rest
 //     is known to all.

@@ -73,6 +73,29 @@ func (s Set) Category(name string) (p Preference, because *Signal) {
 
 // AIInput reports whether the page's text may go to an AI model at answer
 // time and, when not, the first signal in All that refuses it (R7.2).
+// Why each counts:
+//
+//   - Content-Signal ai-input=no, the category made for this use;
+//   - Content-Usage ai-use=n (AIPREF vocab -08, and -02), ai-output=n (-04)
+//     and inference=n (-01), the categories that covered it in their
+//     drafts;
+//   - the legacy umbrella categories bots=n, all=n and tdm=n: unknown to the
+//     current draft, but a site that wrote them meant every use below them;
+//   - nosnippet and max-snippet:0, which Google reads as keeping the text
+//     out of its AI answers too; noarchive, which Bing reads as keeping the
+//     page out of its chat answers, and nocache, which Bing reads as
+//     allowing only URL, title and snippet there;
+//   - Content-Signal use=reference: excerpts with a link, no summaries;
+//     summarising is what an AI reader does;
+//   - tdm-reservation: 1 (TDMRep). Whether answering with a page is text and
+//     data mining is legally unsettled, but an AI model reading a page to
+//     answer is automated analysis of text, which is what the reservation
+//     (EU Directive 2019/790 Art. 4) names, and Cloudflare declares its own
+//     ai-input=no to be exactly such a reservation. Between two readings
+//     of a site's wish the fetcher takes the more polite one.
+//
+// Everything else allows it: training opt-outs (R7.3), search=no (search
+// listings only), noindex (this fetcher builds no index), nofollow.
 func (s Set) AIInput() (allowed bool, because *Signal) {
 	for i := range s.All {
 		if holdsBackAIInput(s.All[i]) {

@@ -65,7 +65,7 @@ func Normalize(raw string) (string, error) {
 	}
 	rest, ok := strings.CutPrefix(s[colon+1:], "//")
 	if !ok {
-		return "", fmt.Errorf("%w: no // after %s:", ErrNoHost, scheme)
+		return "", fmt.Errorf("%w: no // after scheme %s", ErrNoHost, scheme)
 	}
 	end := strings.IndexAny(rest, "/?")
 	if end < 0 {

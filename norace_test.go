@@ -1,5 +1,0 @@
-//go:build !race
-
-package polite
-
-const raceEnabled = false
