@@ -748,7 +748,7 @@ func costFarm(b *testing.B, hosts int) (fp *farmProcess, res *politetest.Resolve
 }
 
 // bareInFlight is the bare loops' concurrency: 64, the fetcher's fixed
-// pool before #18, so that their figures compare with earlier runs. A
+// pool when the fetcher had one, so that their figures compare with earlier runs. A
 // higher one would send a host's robots.txt and page at once, on two
 // connections, which no polite client does.
 const bareInFlight = 64

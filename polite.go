@@ -1,24 +1,3 @@
-// Package polite fetches web pages politely: one request at a time per
-// server address, a rest after every response, robots.txt read first and
-// obeyed (RFC 9309), refusals taken as final, an honest User-Agent. The
-// rules are in the code; options can make the fetcher more careful, never
-// less. The README's table lists them (R1–R11) with what each option may
-// change.
-//
-// A Fetcher is a queue in and a queue out. Add URLs from any goroutine;
-// range over Results for one Result per accepted URL (Next takes one at a
-// time); Close when done. Inside, each request in flight has a goroutine
-// of its own, as many as the work needs by Little's law, as the CPU has
-// room for, and up to Config.MaxInFlight: one that ends a request goes on with the next due
-// (the address due earliest) or ends, and a dispatcher goroutine takes in
-// Adds and hands out work when a rest ends.
-//
-// Around that core: a Store (OpenStore, NewMemoryStore) makes requests
-// conditional and remembers refusals across runs; Result.Signals and
-// Result.TextForAI say what a site lets an AI reader use; Result.Links feeds
-// a crawler; URLs are normalised and traps dropped, each with its Result;
-// Classify says what any response means; Stats and Config.OnRequest show
-// the work as it goes.
 package polite
 
 import (

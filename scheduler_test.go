@@ -155,7 +155,7 @@ func keepAliveVisitsWith(t *testing.T, drop bool, cfg polite.Config, started fun
 // A server that lets a connection go while the fetcher rests is asked to
 // close each connection at once, after the first request that found the
 // last one gone: the fetcher does not hold connections it cannot use
-// again (R10.2, issue #16 item 12).
+// again (R10.2).
 //
 // /1 finds the connection gone one of two ways. On the fake clock it
 // follows robots.txt at once, and net/http may not have seen the server's
