@@ -348,7 +348,7 @@ func (s *Shared) releaseCallLocked(r releaseOf, l *lane) *call {
 
 // beat is a lane's look at what it owns, every beat: leases running short
 // are renewed, addresses with no more work given up, releases owed sent
-// again, and, when it sent nothing for probeEvery, one slot's epoch read:
+// again, and, when it sent nothing since the beat before, one slot's epoch read:
 // the server answers, and has its data.
 func (s *Shared) beat(l *lane) {
 	now := time.Now()
