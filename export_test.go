@@ -74,3 +74,9 @@ func restRule(floor time.Duration) func(politetest.Visit) time.Duration {
 		return restAfter(pacing.Policy{Floor: floor, Factor: MinDurationFactor}, pacing.Outcome{Duration: prev.End.Sub(prev.Start)}).Wait
 	}
 }
+
+// restAfter is pacing.RestAfter (R2) told as the public Rest.
+func restAfter(p pacing.Policy, o pacing.Outcome) Rest {
+	r := pacing.RestAfter(p, o)
+	return Rest{Wait: r.Wait, Term: RestTerm(r.Term)}
+}

@@ -62,8 +62,3 @@ func (r Rest) String() string {
 	return fmt.Sprintf("%v (%v)", r.Wait.Round(time.Millisecond), r.Term)
 }
 
-// restAfter is pacing.RestAfter (R2) told as the public Rest.
-func restAfter(p pacing.Policy, o pacing.Outcome) Rest {
-	r := pacing.RestAfter(p, o)
-	return Rest{Wait: r.Wait, Term: RestTerm(r.Term)}
-}
