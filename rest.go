@@ -61,4 +61,3 @@ func (r Rest) String() string {
 	}
 	return fmt.Sprintf("%v (%v)", r.Wait.Round(time.Millisecond), r.Term)
 }
-
