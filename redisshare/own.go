@@ -54,6 +54,7 @@ type ownership struct {
 
 // waiter is an address another process owns, or that rests.
 type waiter struct {
+	lane       *lane
 	until      time.Time // when to claim again, unless told sooner
 	releasedAt time.Time // told it was given up, at
 	registered bool      // in the address's waiters, to be told
@@ -151,6 +152,11 @@ func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) 
 		return nil, nil
 	}
 	if w := s.waiting[a]; w != nil && !w.released() && now.Before(w.until) {
+		if w.lane != nil && w.lane.down() {
+			// Nothing is asked of it, but its process is told that
+			// Redis does not answer (Stats.SharedDown, the log).
+			return nil, fmt.Errorf("redisshare: take %s: %w", a, errDown)
+		}
 		w.wake = ask.Wake
 		turn.Wait = w.until.Sub(now)
 		return nil, nil
@@ -217,7 +223,7 @@ func (s *Shared) claimed(a netip.Addr, ask polite.Ask, l *lane, cmd redis.Cmder,
 			w = &waiter{}
 			s.waiting[a] = w
 		}
-		w.until, w.registered, w.wake = got.Add(ms(r[1])), kind == "wait", ask.Wake
+		w.lane, w.until, w.registered, w.wake = l, got.Add(ms(r[1])), kind == "wait", ask.Wake
 		if !w.releasedAt.After(sent) {
 			w.releasedAt = time.Time{} // a notice older than this claim
 		}
@@ -389,8 +395,11 @@ func (s *Shared) beat(l *lane) {
 		calls = append(calls, s.releaseCallLocked(o.releaseOf, l))
 	}
 	for a, w := range s.waiting {
-		if now.After(w.until.Add(time.Minute)) {
+		switch {
+		case now.After(w.until.Add(time.Minute)):
 			delete(s.waiting, a)
+		case w.lane == l && !probe.IsValid():
+			probe = a // a waiter hears, too, that its server is down
 		}
 	}
 	for a, m := range s.resting {

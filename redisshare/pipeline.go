@@ -75,6 +75,17 @@ type lane struct {
 	owedRecords []func(context.Context, redis.Pipeliner) redis.Cmder
 }
 
+// errDown is what Take says of an address whose server's last pipeline
+// failed, though it asks nothing of it now.
+var errDown = errors.New("its Redis server does not answer")
+
+// down says the lane's last pipeline failed.
+func (l *lane) down() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.failed
+}
+
 // answering says the lane's server answered within Silence before now.
 func (l *lane) answering(now time.Time) bool {
 	l.mu.Lock()

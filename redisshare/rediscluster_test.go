@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite/internal/redistest"
+	"github.com/politecrawler/polite/politetest"
 	"github.com/politecrawler/polite/redisshare"
 	"github.com/redis/go-redis/v9"
 )
@@ -41,7 +42,7 @@ func TestClusterOfThreeMasters(t *testing.T) {
 	}
 	fc.awaitSeen(t, hosts*4)
 	dead := cl.Masters[0]
-	vs, down, up := outage(t, fc, ps, urls, hosts, dead.Crash, dead.Restart, 10*time.Second)
+	vs, down, up := outage(t, fc, ps, urls, dead.Crash, dead.Restart, 10*time.Second)
 
 	// Which farm addresses the killed master answers for.
 	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs()})
@@ -55,6 +56,29 @@ func TestClusterOfThreeMasters(t *testing.T) {
 			t.Fatal(err)
 		}
 		onDead[a] = m.Options().Addr == dead.Addr()
+	}
+	// robots.txt once a host (R5.3), but for a host whose copy the killed
+	// master held: a process that needed it meanwhile could not load it,
+	// and asked the site again, through the address's rests, at most
+	// once a process.
+	asked := map[string]int{}
+	for _, v := range vs {
+		if v.Path == politetest.RobotsPath {
+			asked[v.Host]++
+		}
+	}
+	for i, name := range fc.hello.Names {
+		m, err := rdb.MasterForKey(ctx, "polite:r:{"+strings.TrimSuffix(fc.url(i, "/"), "/")+"}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 1
+		if m.Options().Addr == dead.Addr() {
+			most = procs
+		}
+		if n := asked[name]; n < 1 || n > most {
+			t.Errorf("%s: robots.txt asked %d times, want once (%d at most with its copy on the killed master)", name, n, most)
+		}
 	}
 	// A request granted as the master died may begin just after.
 	quiet := down.Add(2 * time.Second)
