@@ -499,3 +499,22 @@ func (r *recent[V]) get(k string) (V, bool) {
 	v, ok := r.old[k]
 	return v, ok
 }
+
+// wakeWaiters wakes the requests that wait for addresses on l, whose
+// server has just stopped answering: each asks again, is told so, and
+// its process says so (Stats.SharedDown, the log) while it lasts,
+// though it would not have asked before the wait it was told ends.
+func (s *Shared) wakeWaiters(l *lane) {
+	var wakes []func()
+	s.mu.Lock()
+	for _, w := range s.waiting {
+		if w.lane == l && w.wake != nil {
+			wakes = append(wakes, w.wake)
+			w.wake = nil
+		}
+	}
+	s.mu.Unlock()
+	for _, wake := range wakes {
+		wake()
+	}
+}

@@ -201,11 +201,15 @@ func (l *lane) send(batch []*call) {
 		}
 	}
 	l.mu.Lock()
+	wasDown := l.failed
 	l.failed = !whole
 	if whole {
 		l.answered = sent
 	}
 	l.mu.Unlock()
+	if !whole && !wasDown {
+		l.s.wakeWaiters(l)
+	}
 	for i, c := range batch {
 		c.cmd = cmds[i]
 		if c.apply != nil {
