@@ -161,10 +161,12 @@ func (s *Shared) look(ask polite.Ask, turn *polite.Turn) (func(context.Context) 
 		turn.Wait = w.until.Sub(now)
 		return nil, nil
 	}
+	s.claiming[a] = true // one claim at a time, whichever Fetcher asks
 	return func(ctx context.Context) error { return s.claim(ctx, ask) }, nil
 }
 
-// claim asks Redis for an address; its reply is kept by claimed.
+// claim asks Redis for an address, marked claiming by look; its reply is
+// kept by claimed.
 func (s *Shared) claim(ctx context.Context, ask polite.Ask) error {
 	a := ask.Addr
 	l := s.laneOf(s.addrKey(a))
@@ -173,9 +175,6 @@ func (s *Shared) claim(ctx context.Context, ask polite.Ask) error {
 		args: []any{s.me, (leaseTimes * ask.Lease).Milliseconds(), ask.LeaseRest.Milliseconds(), Grace.Milliseconds(),
 			polite.RobotsMaxAge.Milliseconds(), addrTag(a), s.channel("")}}
 	c.apply = func(cmd redis.Cmder, sent time.Time) { s.claimed(a, ask, l, cmd, sent) }
-	s.mu.Lock()
-	s.claiming[a] = true
-	s.mu.Unlock()
 	return l.do(ctx, c)
 }
 
@@ -286,12 +285,13 @@ func (s *Shared) renewCall(a netip.Addr, o *ownership) *call {
 func (s *Shared) Rest(ctx context.Context, turn polite.Turn, rest time.Duration) error {
 	a := turn.Addr.Unmap()
 	now := time.Now()
+	r := releaseOf{addr: a, token: turn.Token, rest: rest}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return ErrClosed
 	}
-	r := releaseOf{addr: a, token: turn.Token, rest: rest}
+	var c *call
 	var l *lane
 	if o := s.owned[a]; o != nil && o.token == turn.Token {
 		o.restEnds, o.inFlight = now.Add(rest), false
@@ -299,17 +299,21 @@ func (s *Shared) Rest(ctx context.Context, turn polite.Turn, rest time.Duration)
 			s.mu.Unlock()
 			return nil
 		}
+		// Given up and marked releasing at once: no other Fetcher of
+		// this process claims it before Redis has the release.
 		delete(s.owned, a)
 		l = o.lane
+		s.resting[a] = restMark{ends: now.Add(rest), lane: l}
+		c = s.releaseCallLocked(r, l)
 	}
 	s.mu.Unlock()
-	if l == nil {
+	if c == nil {
+		// A lease lost meanwhile: its release is fenced if another
+		// claimed the address since, and still sets its rest if not.
 		l = s.laneOf(s.addrKey(a))
+		c = s.releaseCall(r, l)
 	}
-	s.mu.Lock()
-	s.resting[a] = restMark{ends: now.Add(rest), lane: l}
-	s.mu.Unlock()
-	if err := l.do(ctx, s.releaseCall(r, l)); err != nil {
+	if err := l.do(ctx, c); err != nil {
 		return fmt.Errorf("redisshare: rest %s: %w", a, err)
 	}
 	return nil
