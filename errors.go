@@ -13,30 +13,25 @@ import (
 )
 
 // Errors a Result (or Add) carries, matched with errors.Is. The error itself
-// says more: the URL, the address, the cause; a typed one (named beside it)
-// holds the details for errors.As.
+// says more: the URL, the address, the cause. The answers that carry
+// details are typed errors instead, matched with errors.As or
+// errors.AsType: *RefusalError, *StoppedError, *ParkedError,
+// *DisallowedError, *TrapError, *ContentTypeError and *AIInputRefusedError.
 var (
-	ErrClosed            = schedule.ErrClosed                                 // closed before the URL was fetched, or Add after Close (R11.2)
-	ErrInvalidURL        = schedule.ErrInvalidURL                             // unparsable, no host, credentials in it, or too long
-	ErrUnsupportedScheme = errors.New("polite: unsupported URL scheme")       // neither http nor https (R10.2)
-	ErrPrivateAddress    = netguard.ErrPrivateAddress                         // a non-public address, and AllowPrivateNetworks unset (R10.1)
-	ErrUnresolved        = errors.New("polite: host not resolved")            // the host name did not resolve
-	ErrDuplicate         = errors.New("polite: URL already added")            // Add: a URL already added, in any spelling; no Result comes (R9)
-	ErrTrap              = errors.New("polite: crawler trap")                 // dropped as a crawler trap: a *TrapError (R9)
-	ErrDisallowed        = errors.New("polite: disallowed by robots.txt")     // robots.txt disallows it: a *DisallowedError (R5.4)
-	ErrContentType       = errors.New("polite: media type not read")          // a type not in Config.Types: body unread, a *ContentTypeError (R8.1)
-	ErrBodyTooLarge      = errors.New("polite: body over the size cap")       // over MaxBodyBytes: the Result keeps that much, Truncated (R8.1)
-	ErrIncompleteBody    = errors.New("polite: body incomplete")              // cut short or stalled: a failure of the host, whatever the status (R2.5)
-	ErrTooManyRedirects  = schedule.ErrTooManyRedirects                       // more than MaxRedirects in a row (R8.3)
-	ErrRedirectLoop      = schedule.ErrRedirectLoop                           // a redirect back to a URL already in the chain
-	ErrAIInputRefused    = errors.New("polite: AI input refused by the site") // TextForAI: the site refuses AI input, an *AIInputRefusedError (R7.2)
+	ErrClosed            = schedule.ErrClosed                           // closed before the URL was fetched, or Add after Close (R11.2)
+	ErrInvalidURL        = schedule.ErrInvalidURL                       // unparsable, no host, credentials in it, or too long
+	ErrUnsupportedScheme = errors.New("polite: unsupported URL scheme") // neither http nor https (R10.2)
+	ErrPrivateAddress    = netguard.ErrPrivateAddress                   // a non-public address, and AllowPrivateNetworks unset (R10.1)
+	ErrUnresolved        = errors.New("polite: host not resolved")      // the host name did not resolve
+	ErrDuplicate         = errors.New("polite: URL already added")      // Add: a URL already added, in any spelling; no Result comes (R9)
+	ErrBodyTooLarge      = errors.New("polite: body over the size cap") // over MaxBodyBytes: the Result keeps that much, Truncated (R8.1)
+	ErrIncompleteBody    = errors.New("polite: body incomplete")        // cut short or stalled: a failure of the host, whatever the status (R2.5)
+	ErrTooManyRedirects  = schedule.ErrTooManyRedirects                 // more than MaxRedirects in a row (R8.3)
+	ErrRedirectLoop      = schedule.ErrRedirectLoop                     // a redirect back to a URL already in the chain
 )
 
 // Errors of hosts that pushed back, and the causes of a *StoppedError.
 var (
-	ErrRefused          = errors.New("polite: refused")                         // 402, 403 or a challenge page: a *RefusalError (R3.1)
-	ErrHostStopped      = errors.New("polite: host stopped")                    // a stopped host's other URLs: a *StoppedError (R3.1, R3.2)
-	ErrParked           = errors.New("polite: host parked")                     // a Retry-After beyond the horizon: a *ParkedError (R2.4)
 	ErrRateLimited      = errors.New("polite: rate limited")                    // a 429 (R2.4, R2.5)
 	ErrServerFailure    = errors.New("polite: server failure")                  // a 5xx (R2.5)
 	ErrFailures         = schedule.ErrFailures                                  // cause: five failures in a row (R3.2)
@@ -72,7 +67,8 @@ const (
 	StopCertificate StopKind = "certificate" // a TLS certificate that does not verify: not kept across runs
 )
 
-// RefusalError is a refusal: who refused, what, and on what evidence.
+// RefusalError is a refusal (402, 403 or a challenge page, R3.1): who
+// refused, what, and on what evidence. The host stops with it.
 type RefusalError struct {
 	Host    string
 	URL     string
@@ -92,11 +88,9 @@ func (e *RefusalError) Error() string {
 	return fmt.Sprintf("polite: refused by %s: %s (%s) at %s", e.Host, what, e.Verdict.Evidence, e.URL)
 }
 
-// Is makes errors.Is(err, ErrRefused) true.
-func (e *RefusalError) Is(target error) bool { return target == ErrRefused }
-
 // StoppedError is the error of every URL of a stopped host after the one
-// that stopped it; Cause is that first refusal or failure.
+// that stopped it (R3.1, R3.2); Cause is that first refusal or failure, or
+// ErrFailures, ErrCoolingOff, ErrStoppedElsewhere or ErrCertificate.
 type StoppedError struct {
 	Host  string
 	Cause error
@@ -106,15 +100,12 @@ func (e *StoppedError) Error() string {
 	return fmt.Sprintf("polite: host %s stopped for the run: %v", e.Host, schedule.Nested(e.Cause))
 }
 
-// Is makes errors.Is(err, ErrHostStopped) true.
-func (e *StoppedError) Is(target error) bool { return target == ErrHostStopped }
-
-// Unwrap gives the cause, so errors.Is(err, ErrRefused) holds for the
-// URLs of a host stopped by a refusal.
+// Unwrap gives the cause, so errors.As finds the *RefusalError in the
+// error of each URL of a host stopped by a refusal.
 func (e *StoppedError) Unwrap() error { return e.Cause }
 
 // ParkedError is the error of a URL whose server asked for a wait longer
-// than the horizon: it may be asked again from Until on.
+// than the horizon (R2.4): it may be asked again from Until on.
 type ParkedError struct {
 	Host  string
 	Until time.Time
@@ -124,10 +115,7 @@ func (e *ParkedError) Error() string {
 	return fmt.Sprintf("polite: %s asked not to be contacted until %s", e.Host, e.Until.UTC().Format(time.RFC3339))
 }
 
-// Is makes errors.Is(err, ErrParked) true.
-func (e *ParkedError) Is(target error) bool { return target == ErrParked }
-
-// DisallowedError says which robots.txt rule disallowed a URL.
+// DisallowedError says which robots.txt rule disallowed a URL (R5.4).
 type DisallowedError struct {
 	URL      string
 	Agent    string
@@ -139,10 +127,7 @@ func (e *DisallowedError) Error() string {
 		e.URL, e.Agent, e.Decision.Line, e.Decision.Pattern)
 }
 
-// Is makes errors.Is(err, ErrDisallowed) true.
-func (e *DisallowedError) Is(target error) bool { return target == ErrDisallowed }
-
-// TrapError says which trap a URL fell into.
+// TrapError says which crawler trap a URL fell into (R9).
 type TrapError struct {
 	URL    string
 	Kind   TrapKind
@@ -153,10 +138,8 @@ func (e *TrapError) Error() string {
 	return fmt.Sprintf("polite: %s dropped as a trap (%s): %s", e.URL, e.Kind, e.Reason)
 }
 
-// Is makes errors.Is(err, ErrTrap) true.
-func (e *TrapError) Is(target error) bool { return target == ErrTrap }
-
-// ContentTypeError names the media type that was not read.
+// ContentTypeError names a media type not in Config.Types: the body was
+// not read (R8.1).
 type ContentTypeError struct {
 	URL  string
 	Type string // as sent, or as sniffed when the server sent none
@@ -165,9 +148,6 @@ type ContentTypeError struct {
 func (e *ContentTypeError) Error() string {
 	return fmt.Sprintf("polite: %s is %s: not read (HTML only, unless Config.Types names it)", e.URL, e.Type)
 }
-
-// Is makes errors.Is(err, ErrContentType) true.
-func (e *ContentTypeError) Is(target error) bool { return target == ErrContentType }
 
 // AIInputRefusedError names the signal that refuses AI input (R7.2), and
 // where the site gave it.
@@ -178,11 +158,8 @@ type AIInputRefusedError struct {
 // Error reads like "polite: AI input refused by the site: ai-input=no
 // (robots.txt line 4)".
 func (e *AIInputRefusedError) Error() string {
-	return ErrAIInputRefused.Error() + ": " + e.Signal.String()
+	return "polite: AI input refused by the site: " + e.Signal.String()
 }
-
-// Is makes errors.Is(err, ErrAIInputRefused) true.
-func (e *AIInputRefusedError) Is(target error) bool { return target == ErrAIInputRefused }
 
 // responseError is the error of a response that is not a page: a refusal,
 // a rate limit or a server failure. Other answers (404, 304, redirects)

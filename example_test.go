@@ -230,7 +230,8 @@ func ExampleConfig() {
 	defer f.Close()
 }
 
-// What a Result's error says, read with errors.Is and errors.As: every
+// What a Result's error says, read with errors.As (or errors.AsType) for
+// the typed errors and errors.Is for the others: every
 // accepted URL gets exactly one Result, a page or the reason there is none
 // (R11.1).
 func ExampleResult_errors() {
@@ -247,9 +248,8 @@ func ExampleResult_errors() {
 		case err == nil:
 			var hops []polite.Hop = r.Redirects
 			var links []polite.Link = r.Links()
-			if _, err := r.TextForAI(); errors.Is(err, polite.ErrAIInputRefused) {
-				var refused *polite.AIInputRefusedError
-				errors.As(err, &refused)
+			_, err := r.TextForAI()
+			if refused, ok := errors.AsType[*polite.AIInputRefusedError](err); ok {
 				return "a page whose text the site keeps from AI input: " + refused.Signal.String()
 			}
 			return fmt.Sprintf("a page, after %d redirects, with %d links", len(hops), len(links))
@@ -263,10 +263,10 @@ func ExampleResult_errors() {
 			return stopped.Host + " was stopped: " + stopped.Cause.Error()
 		case errors.As(err, &parked):
 			return "the server asked to wait until " + parked.Until.String()
-		case errors.As(err, &trap) && errors.Is(err, polite.ErrTrap):
+		case errors.As(err, &trap):
 			var kind polite.TrapKind = trap.Kind
 			return "a " + string(kind) + " trap"
-		case errors.As(err, &mediaType) && errors.Is(err, polite.ErrContentType):
+		case errors.As(err, &mediaType):
 			return "a type not read: " + mediaType.Type
 		case errors.Is(err, polite.ErrCertificate):
 			return "a certificate that does not verify"
@@ -325,26 +325,6 @@ func ExampleOpenStore() {
 	// 2 versions, latest <p>v2</p>
 	// refusing.example refused and left alone until 4:00PM
 	// true true
-}
-
-// The Store's parts come from where they are kept: here pages in a local
-// file, and robots.txt copies and host records in a store the crawl's
-// processes share (any value with HostStore's and RobotsStore's methods).
-func ExampleHostStore() {
-	local, err := polite.OpenStore(filepath.Join(os.TempDir(), "pages.db"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer local.Close()
-	var shared interface {
-		polite.RobotsStore
-		polite.HostStore
-	} = polite.NewMemoryStore() // a backend shared by processes, in a real crawl
-	f, err := polite.New(polite.Config{Store: local, RobotsStore: shared, HostStore: shared})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer f.Close()
 }
 
 // A Verdict says what a response meant and whether it counts as a failure
@@ -441,7 +421,8 @@ func ExampleRequestEvent() {
 	f := fetch(cfg, farm.URL("news.test", "/today"), farm.URL("news.test", "/drafts/tomorrow"))
 	defer f.Close()
 	for _, r := range readAll(f) {
-		fmt.Println(strings.TrimPrefix(r.URL, farm.URL("news.test", "")), errors.Is(r.Err, polite.ErrDisallowed))
+		_, disallowed := errors.AsType[*polite.DisallowedError](r.Err)
+		fmt.Println(strings.TrimPrefix(r.URL, farm.URL("news.test", "")), disallowed)
 	}
 	rules, ok := f.Robots(farm.URL("news.test", "/"))
 	fmt.Println(ok, rules.CrawlDelay(f.UserAgent()))
@@ -550,7 +531,8 @@ func ExampleResult_TextForAI() {
 	for _, r := range readAll(f) {
 		text, err := r.TextForAI()
 		allowed, because := r.Signals.AIInput()
-		fmt.Printf("%s: %q %v; allowed %v", hostOf(r.URL), text, errors.Is(err, polite.ErrAIInputRefused), allowed)
+		_, refused := errors.AsType[*polite.AIInputRefusedError](err)
+		fmt.Printf("%s: %q %v; allowed %v", hostOf(r.URL), text, refused, allowed)
 		if because != nil {
 			fmt.Printf(" (%s)", because)
 		}

@@ -569,3 +569,9 @@ func webBotAuth(t *testing.T, directory string, reqs []signedRequest) map[string
 	}
 	return got
 }
+
+// isA reports whether err's tree holds an E.
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
+}

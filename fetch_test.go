@@ -450,7 +450,7 @@ func htmlOnly(t *testing.T, typed func(string) politetest.Page) {
 	for _, p := range paths[:5] {
 		got := res[r.farm.URL(h, p)]
 		var te *polite.ContentTypeError
-		if !errors.As(got.Err, &te) || !errors.Is(got.Err, polite.ErrContentType) || len(got.Body) != 0 {
+		if !errors.As(got.Err, &te) || !isA[*polite.ContentTypeError](got.Err) || len(got.Body) != 0 {
 			t.Errorf("%s: %v, %d bytes", p, got.Err, len(got.Body))
 		}
 	}
@@ -481,7 +481,7 @@ func optedIn(t *testing.T, typed func(string) politetest.Page) {
 	if res[pdf].Err != nil || len(res[pdf].Body) != mediaSize || res[jpg].Err != nil || len(res[jpg].Body) != mediaSize {
 		t.Errorf("opted in: pdf %v %d bytes, jpg %v %d bytes", res[pdf].Err, len(res[pdf].Body), res[jpg].Err, len(res[jpg].Body))
 	}
-	if !errors.Is(res[mp4].Err, polite.ErrContentType) {
+	if !isA[*polite.ContentTypeError](res[mp4].Err) {
 		t.Errorf("video without opt-in: %v", res[mp4].Err)
 	}
 	for _, v := range pageVisits(r2.farm.Audit().VisitsTo(h2)) {

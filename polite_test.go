@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -382,7 +383,7 @@ func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
 	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.pages(h, 2)...)
 	for u, got := range r.results(2) {
-		if !errors.Is(got.Err, polite.ErrHostStopped) || !errors.Is(got.Err, polite.ErrFailures) {
+		if !isA[*polite.StoppedError](got.Err) || !errors.Is(got.Err, polite.ErrFailures) {
 			t.Errorf("%s: %v", u, got.Err)
 		}
 	}
@@ -475,7 +476,7 @@ func TestLookupTimeout(t *testing.T) {
 	r.add(stuck, r.farm.URL(fine, "/page"))
 	got := r.results(2)
 	err := got[stuck].Err
-	if !errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrUnresolved) || !errors.Is(err, context.DeadlineExceeded) ||
+	if !isA[*polite.StoppedError](err) || !errors.Is(err, polite.ErrUnresolved) || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), "lookup took longer than 20ms") {
 		t.Errorf("stuck host: %v; want the host stopped after lookups that timed out", err)
 	}
@@ -761,7 +762,7 @@ func stopRefuser(r *farmRig) {
 	r.t.Helper()
 	first := r.url("refuser.test", "/a")
 	r.add(first)
-	if res := r.results(1)[first]; res == nil || !errors.Is(res.Err, polite.ErrRefused) {
+	if res := r.results(1)[first]; res == nil || !isA[*polite.RefusalError](res.Err) {
 		r.t.Fatalf("the 403 did not refuse: %s", outcome(res))
 	}
 }
@@ -788,8 +789,8 @@ func TestStoppedHostUnderAnotherSpelling(t *testing.T) {
 	r.add(dot, upper)
 	res := r.results(2)
 	for _, u := range []string{dot, upper} {
-		if res[u] == nil || !errors.Is(res[u].Err, polite.ErrHostStopped) {
-			t.Errorf("%s: %s, want ErrHostStopped", u, outcome(res[u]))
+		if res[u] == nil || !isA[*polite.StoppedError](res[u].Err) {
+			t.Errorf("%s: %s, want a *StoppedError", u, outcome(res[u]))
 		}
 	}
 	wantOnlyFirst(t, r)
@@ -808,8 +809,8 @@ func TestRedirectToStoppedHostUnderAnotherSpelling(t *testing.T) {
 	from := r.url(hop, "/go")
 	r.add(from)
 	res := r.results(1)[from]
-	if res == nil || !errors.Is(res.Err, polite.ErrHostStopped) || len(res.Redirects) != 1 {
-		t.Errorf("redirect to the stopped host: %s, want ErrHostStopped after one hop", outcome(res))
+	if res == nil || !isA[*polite.StoppedError](res.Err) || len(res.Redirects) != 1 {
+		t.Errorf("redirect to the stopped host: %s, want a *StoppedError after one hop", outcome(res))
 	}
 	wantOnlyFirst(t, r)
 }
@@ -977,7 +978,8 @@ func TestNumericIPv4SpellingsAreTheAddress(t *testing.T) {
 
 // checkErrorText fails unless err reads as one sentence of the package's:
 // "polite: " once, at its start, however many of its errors it wraps, and
-// errors.Is still finds each of kinds in it.
+// errors.Is still finds each of kinds in it (errors.As, for a typed error
+// named by its nil pointer).
 func checkErrorText(t *testing.T, what string, err error, kinds ...error) {
 	t.Helper()
 	if err == nil {
@@ -989,7 +991,12 @@ func checkErrorText(t *testing.T, what string, err error, kinds ...error) {
 		t.Errorf("%s: %q; want \"polite: \" once, at the start", what, text)
 	}
 	for _, k := range kinds {
-		if !errors.Is(err, k) {
+		if v := reflect.ValueOf(k); v.Kind() == reflect.Pointer && v.IsNil() {
+			// a typed error, named by its nil pointer: errors.As finds one
+			if !errors.As(err, reflect.New(v.Type()).Interface()) {
+				t.Errorf("%s: %q holds no %T", what, text, k)
+			}
+		} else if !errors.Is(err, k) {
 			t.Errorf("%s: %q is not %v", what, text, k)
 		}
 	}
@@ -1006,7 +1013,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		r.start(polite.Config{})
 		u := r.url(host, "/a")
 		r.add(u)
-		checkErrorText(t, u, r.results(1)[u].Err, polite.ErrHostStopped, polite.ErrFailures, polite.ErrIncompleteBody)
+		checkErrorText(t, u, r.results(1)[u].Err, (*polite.StoppedError)(nil), polite.ErrFailures, polite.ErrIncompleteBody)
 	})
 	t.Run("pages cut until the host stops", func(t *testing.T) {
 		r := newFarmRig(t)
@@ -1019,7 +1026,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		stopped := 0
 		for _, u := range urls {
 			checkErrorText(t, u, res[u].Err, polite.ErrIncompleteBody)
-			if errors.Is(res[u].Err, polite.ErrHostStopped) {
+			if isA[*polite.StoppedError](res[u].Err) {
 				stopped++
 				checkErrorText(t, u, res[u].Err, polite.ErrFailures)
 			}
@@ -1036,7 +1043,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		r.add(urls...)
 		res := r.results(len(urls))
 		for _, u := range urls {
-			checkErrorText(t, u, res[u].Err, polite.ErrHostStopped, polite.ErrCertificate)
+			checkErrorText(t, u, res[u].Err, (*polite.StoppedError)(nil), polite.ErrCertificate)
 		}
 	})
 	t.Run("lookups that time out", func(t *testing.T) {
@@ -1047,7 +1054,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		r.add(urls...)
 		got := r.results(len(urls))
 		for _, u := range urls {
-			checkErrorText(t, u, got[u].Err, polite.ErrHostStopped, polite.ErrFailures, polite.ErrUnresolved)
+			checkErrorText(t, u, got[u].Err, (*polite.StoppedError)(nil), polite.ErrFailures, polite.ErrUnresolved)
 		}
 	})
 	t.Run("cooling off after a 403 in an earlier run", func(t *testing.T) {
@@ -1057,13 +1064,13 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		r.start(polite.Config{Store: store})
 		no := r.url(host, "/no")
 		r.add(no)
-		checkErrorText(t, "run 1, "+no, r.results(1)[no].Err, polite.ErrRefused)
+		checkErrorText(t, "run 1, "+no, r.results(1)[no].Err, (*polite.RefusalError)(nil))
 		r.f.Close()
 		r.clk.Advance(time.Hour)
 		r.start(polite.Config{Store: store})
 		u := r.url(host, "/later")
 		r.add(u)
-		checkErrorText(t, "run 2, "+u, r.results(1)[u].Err, polite.ErrHostStopped, polite.ErrCoolingOff)
+		checkErrorText(t, "run 2, "+u, r.results(1)[u].Err, (*polite.StoppedError)(nil), polite.ErrCoolingOff)
 	})
 	t.Run("request dropped on a kept connection", func(t *testing.T) {
 		ap, _ := dropAfterRequestServer(t, "127.30.0.9:0", false)

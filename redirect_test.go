@@ -167,7 +167,7 @@ func TestRedirectLeavesTheFirstSitesSignals(t *testing.T) {
 			if res.Err != nil || res.FinalURL != target {
 				t.Fatalf("%v, final %s", res.Err, res.FinalURL)
 			}
-			if _, err := res.TextForAI(); errors.Is(err, polite.ErrAIInputRefused) {
+			if _, err := res.TextForAI(); isA[*polite.AIInputRefusedError](err) {
 				t.Errorf("TextForAI of %s: %v; closed.test's signal followed the redirect", target, err)
 			}
 		})

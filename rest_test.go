@@ -346,13 +346,13 @@ func TestFiveFailuresStopTheHost(t *testing.T) {
 		if i < polite.FailuresToStop && !errors.Is(err, polite.ErrServerFailure) {
 			t.Errorf("%s: %v, want ErrServerFailure", u, err)
 		}
-		if i >= polite.FailuresToStop && (!errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrFailures)) {
-			t.Errorf("%s: %v, want ErrHostStopped caused by ErrFailures", u, err)
+		if i >= polite.FailuresToStop && (!isA[*polite.StoppedError](err) || !errors.Is(err, polite.ErrFailures)) {
+			t.Errorf("%s: %v, want a *StoppedError caused by ErrFailures", u, err)
 		}
 	}
 	later := r.farm.URL(h, "/later")
 	r.add(later)
-	if res := r.results(1); !errors.Is(res[later].Err, polite.ErrHostStopped) {
+	if res := r.results(1); !isA[*polite.StoppedError](res[later].Err) {
 		t.Errorf("later URL: %v", res[later].Err)
 	}
 	if n := len(pageVisits(r.farm.Audit().VisitsTo(h))); n != polite.FailuresToStop {
@@ -361,7 +361,7 @@ func TestFiveFailuresStopTheHost(t *testing.T) {
 }
 
 // R3.1, R3.4: a 403 stops the host at once: the refused URL carries a
-// *RefusalError, the queued and later ones ErrHostStopped naming it; no
+// *RefusalError, the queued and later ones a *StoppedError naming it; no
 // other request reaches the host; the refusal is logged with its
 // evidence; another name on the same address goes on; one User-Agent
 // throughout.
@@ -385,8 +385,8 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 	}
 	for _, p := range []string{"/y", "/z"} {
 		err := res[r.farm.URL(h, p)].Err
-		if !errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrRefused) {
-			t.Errorf("%s: %v, want ErrHostStopped naming the refusal", p, err)
+		if !isA[*polite.StoppedError](err) || !isA[*polite.RefusalError](err) {
+			t.Errorf("%s: %v, want a *StoppedError naming the refusal", p, err)
 		}
 	}
 	for _, p := range []string{"/1", "/2"} {
@@ -396,7 +396,7 @@ func TestForbiddenStopsTheHostAtOnce(t *testing.T) {
 	}
 	later := r.farm.URL(h, "/later")
 	r.add(later)
-	if res := r.results(1); !errors.Is(res[later].Err, polite.ErrHostStopped) {
+	if res := r.results(1); !isA[*polite.StoppedError](res[later].Err) {
 		t.Errorf("later URL: %v", res[later].Err)
 	}
 	audit := r.farm.Audit()
@@ -449,12 +449,12 @@ func TestChallengePagesStopTheirHosts(t *testing.T) {
 	res := r.results(2 * len(sites))
 	for _, s := range sites {
 		v := res[s.page].Verdict
-		stopped := errors.Is(res[s.next].Err, polite.ErrHostStopped)
+		stopped := isA[*polite.StoppedError](res[s.next].Err)
 		if v.Kind == polite.ResponseRefused != stopped {
 			t.Errorf("%s: verdict %v, next URL %v", s.name, v.Kind, res[s.next].Err)
 		}
-		if v.Challenge && !errors.Is(res[s.page].Err, polite.ErrRefused) {
-			t.Errorf("%s: challenge without ErrRefused: %v", s.name, res[s.page].Err)
+		if v.Challenge && !isA[*polite.RefusalError](res[s.page].Err) {
+			t.Errorf("%s: challenge without a *RefusalError: %v", s.name, res[s.page].Err)
 		}
 		wantStop := map[string]bool{
 			"cloudflare-challenge.test": true, "cloudflare-block.test": true, "aws-waf-challenge.test": true,
@@ -486,7 +486,7 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 		t.Errorf("429: %v, rest %v; want the 2 h the server asked, beyond the %v horizon", res[a].Err, res[a].Rest, polite.DefaultHorizon)
 	}
 	var parked *polite.ParkedError
-	if !errors.As(res[b].Err, &parked) || !errors.Is(res[b].Err, polite.ErrParked) {
+	if !errors.As(res[b].Err, &parked) || !isA[*polite.ParkedError](res[b].Err) {
 		t.Fatalf("queued URL: %v, want a *ParkedError", res[b].Err)
 	}
 	end := res[a].Started.Add(res[a].Duration)
@@ -495,7 +495,7 @@ func TestRetryAfterBeyondHorizonParks(t *testing.T) {
 	}
 	c := r.farm.URL(sibling, "/c")
 	r.add(c)
-	if res := r.results(1); !errors.Is(res[c].Err, polite.ErrParked) {
+	if res := r.results(1); !isA[*polite.ParkedError](res[c].Err) {
 		t.Errorf("a later URL on the same address: %v", res[c].Err)
 	}
 	if n := len(pageVisits(r.farm.Audit().Visits())); n != 1 {
@@ -669,7 +669,7 @@ func TestRobotsTxtWhoseBodyFailsIsAFailure(t *testing.T) {
 			u := r.url(host, "/a")
 			r.add(u)
 			res := r.results(1)[u]
-			if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrFailures) ||
+			if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrFailures) ||
 				!errors.Is(res.Err, polite.ErrIncompleteBody) {
 				t.Errorf("page: %v; want the host stopped by five incomplete robots.txt bodies", res.Err)
 			}
@@ -754,8 +754,8 @@ func TestBadCertificateStopsOnlyItsHost(t *testing.T) {
 	res := r.results(len(bad) + len(good))
 	for _, u := range bad {
 		var cv *tls.CertificateVerificationError
-		if err := res[u].Err; !errors.Is(err, polite.ErrHostStopped) || !errors.Is(err, polite.ErrCertificate) ||
-			!errors.As(err, &cv) || errors.Is(err, polite.ErrRefused) {
+		if err := res[u].Err; !isA[*polite.StoppedError](err) || !errors.Is(err, polite.ErrCertificate) ||
+			!errors.As(err, &cv) || isA[*polite.RefusalError](err) {
 			t.Errorf("%s: %v; want the host stopped for its certificate, the x509 cause kept", u, err)
 		}
 	}
@@ -804,7 +804,7 @@ func TestPaymentRequiredShowsThePrice(t *testing.T) {
 	if !errors.As(res[article].Err, &ref) || ref.Status != 402 || !strings.Contains(res[article].Err.Error(), "crawler-price: USD 0.01") {
 		t.Fatalf("402: %v", res[article].Err)
 	}
-	if !errors.Is(res[next].Err, polite.ErrHostStopped) {
+	if !isA[*polite.StoppedError](res[next].Err) {
 		t.Errorf("the next URL: %v", res[next].Err)
 	}
 	logged := false
@@ -930,14 +930,14 @@ func TestNonOKChallengePageIsStillClassified(t *testing.T) {
 	a, b := r.url(host, "/a"), r.url(host, "/b")
 	r.add(a, b)
 	res := r.results(2)
-	if v := res[a].Verdict; v.Kind != polite.ResponseRefused || !v.Challenge || !errors.Is(res[a].Err, polite.ErrRefused) {
+	if v := res[a].Verdict; v.Kind != polite.ResponseRefused || !v.Challenge || !isA[*polite.RefusalError](res[a].Err) {
 		t.Errorf("503 challenge: verdict %v, %v; want a refusal", v, res[a].Err)
 	}
 	if string(res[a].Body) != string(body) || res[a].Truncated {
 		t.Errorf("503 challenge: %d of %d bytes, truncated %v", len(res[a].Body), len(body), res[a].Truncated)
 	}
-	if !errors.Is(res[b].Err, polite.ErrHostStopped) {
-		t.Errorf("next URL: %v, want ErrHostStopped", res[b].Err)
+	if !isA[*polite.StoppedError](res[b].Err) {
+		t.Errorf("next URL: %v, want a *StoppedError", res[b].Err)
 	}
 	if n := len(pageVisitsOf(r.farm, host)); n != 1 {
 		t.Errorf("server saw %d page requests, want 1", n)
@@ -955,14 +955,14 @@ func TestNonOKRefusalOfUnreadTypeStopsTheHost(t *testing.T) {
 	a, b := r.url(host, "/a"), r.url(host, "/b")
 	r.add(a, b)
 	res := r.results(2)
-	if res[a].Verdict.Kind != polite.ResponseRefused || !errors.Is(res[a].Err, polite.ErrRefused) {
+	if res[a].Verdict.Kind != polite.ResponseRefused || !isA[*polite.RefusalError](res[a].Err) {
 		t.Errorf("403: verdict %v, %v; want a refusal", res[a].Verdict, res[a].Err)
 	}
 	if len(res[a].Body) > classifyLen || !res[a].Truncated {
 		t.Errorf("403: %d bytes read, truncated %v; want at most %d and truncated", len(res[a].Body), res[a].Truncated, classifyLen)
 	}
-	if !errors.Is(res[b].Err, polite.ErrHostStopped) || !errors.Is(res[b].Err, polite.ErrRefused) {
-		t.Errorf("next URL: %v, want ErrHostStopped naming the refusal", res[b].Err)
+	if !isA[*polite.StoppedError](res[b].Err) || !isA[*polite.RefusalError](res[b].Err) {
+		t.Errorf("next URL: %v, want a *StoppedError naming the refusal", res[b].Err)
 	}
 	checkCut(t, finalVisit(t, r.farm, host, "/a"), bigErrorBody)
 	if n := len(pageVisitsOf(r.farm, host)); n != 1 {

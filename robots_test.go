@@ -44,7 +44,7 @@ func TestRobotsFirstOnEveryHost(t *testing.T) {
 	}
 }
 
-// R5.4: a disallowed URL comes back with ErrDisallowed and the rule; the
+// R5.4: a disallowed URL comes back with a *DisallowedError naming the rule; the
 // farm never sees it. Sitemap lines are the caller's to read.
 func TestDisallowedURLs(t *testing.T) {
 	r := newFarmRig(t)
@@ -56,7 +56,7 @@ func TestDisallowedURLs(t *testing.T) {
 	r.add(drafts, public, private)
 	res := r.results(3)
 	var dis *polite.DisallowedError
-	if !errors.As(res[drafts].Err, &dis) || !errors.Is(res[drafts].Err, polite.ErrDisallowed) || dis.Decision.Line != 5 || dis.Decision.Pattern != "/drafts/" {
+	if !errors.As(res[drafts].Err, &dis) || !isA[*polite.DisallowedError](res[drafts].Err) || dis.Decision.Line != 5 || dis.Decision.Pattern != "/drafts/" {
 		t.Errorf("/drafts/x: %v", res[drafts].Err)
 	}
 	if res[public].Err != nil {
@@ -88,7 +88,7 @@ func TestRobotsUnreachableHoldsThePages(t *testing.T) {
 	yes, no := r.farm.URL(h, "/yes"), r.farm.URL(h, "/no")
 	r.add(yes, no)
 	res := r.results(2)
-	if res[yes].Err != nil || !errors.Is(res[no].Err, polite.ErrDisallowed) {
+	if res[yes].Err != nil || !isA[*polite.DisallowedError](res[no].Err) {
 		t.Errorf("after recovery: /yes %v, /no %v", res[yes].Err, res[no].Err)
 	}
 	vs := r.farm.Audit().VisitsTo(h)
@@ -114,7 +114,7 @@ func TestRobotsFailingFiveTimesStopsTheHost(t *testing.T) {
 	urls := r.pages(h, 2)
 	r.add(urls...)
 	for u, res := range r.results(2) {
-		if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrFailures) {
+		if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrFailures) {
 			t.Errorf("%s: %v", u, res.Err)
 		}
 	}
@@ -133,7 +133,7 @@ func TestRobotsRefusalStopsTheHost(t *testing.T) {
 			urls := r.pages(h, 2)
 			r.add(urls...)
 			for u, res := range r.results(2) {
-				if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrRefused) {
+				if !isA[*polite.StoppedError](res.Err) || !isA[*polite.RefusalError](res.Err) {
 					t.Errorf("%s: %v", u, res.Err)
 				}
 			}
@@ -158,7 +158,7 @@ func TestRobotsRedirectToAnotherHost(t *testing.T) {
 	secret, open := r.farm.URL(h, "/secret"), r.farm.URL(h, "/open")
 	r.add(secret, open)
 	res := r.results(2)
-	if !errors.Is(res[secret].Err, polite.ErrDisallowed) || res[open].Err != nil {
+	if !isA[*polite.DisallowedError](res[secret].Err) || res[open].Err != nil {
 		t.Errorf("/secret %v, /open %v", res[secret].Err, res[open].Err)
 	}
 	if n := r.farm.Audit().Count(rulesHost); n != 1 {
@@ -198,7 +198,7 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 	}
 	batch("/a")
 	r.clk.Advance(23 * time.Hour) // the fetcher is idle: time may pass
-	if res := batch("/old/1"); !errors.Is(res[r.farm.URL(h, "/old/1")].Err, polite.ErrDisallowed) {
+	if res := batch("/old/1"); !isA[*polite.DisallowedError](res[r.farm.URL(h, "/old/1")].Err) {
 		t.Error("the copy was not used within 24 h")
 	}
 	if n := len(robotsVisits()); n != 1 {
@@ -217,11 +217,11 @@ func TestRobotsExpiryRefreshAndStaleCopy(t *testing.T) {
 	r.clk.Advance(13 * time.Hour)
 	batch("/e")
 	r.clk.Advance(12 * time.Hour)
-	if res := batch("/old/2", "/c"); !errors.Is(res[r.farm.URL(h, "/old/2")].Err, polite.ErrDisallowed) || res[r.farm.URL(h, "/c")].Err != nil {
+	if res := batch("/old/2", "/c"); !isA[*polite.DisallowedError](res[r.farm.URL(h, "/old/2")].Err) || res[r.farm.URL(h, "/c")].Err != nil {
 		t.Errorf("stale copy not used: %v, %v", res[r.farm.URL(h, "/old/2")].Err, res[r.farm.URL(h, "/c")].Err)
 	}
 	r.clk.Advance(polite.RobotsStaleLimit) // past 30 days: unreachable, pages held, then stopped
-	if res := batch("/d"); !errors.Is(res[r.farm.URL(h, "/d")].Err, polite.ErrHostStopped) {
+	if res := batch("/d"); !isA[*polite.StoppedError](res[r.farm.URL(h, "/d")].Err) {
 		t.Errorf("after 30 days: %v", res[r.farm.URL(h, "/d")].Err)
 	}
 	for _, v := range r.farm.Audit().VisitsTo(h) {
@@ -336,12 +336,12 @@ func TestRobotsTxtOddStatuses(t *testing.T) {
 	for _, c := range []struct {
 		status  int
 		fetched bool
-		is      error
+		refused bool
 	}{
-		{300, true, nil},
-		{302, true, nil},
-		{999, false, polite.ErrRefused},
-		{304, false, nil},
+		{300, true, false},
+		{302, true, false},
+		{999, false, true},
+		{304, false, false},
 	} {
 		r := newFarmRig(t)
 		host := r.site(politetest.Site{Name: "odd.test", Pages: map[string]politetest.Page{politetest.RobotsPath: {Status: c.status}}})
@@ -355,8 +355,8 @@ func TestRobotsTxtOddStatuses(t *testing.T) {
 			t.Errorf("robots.txt %d: %v, page asked %v; want the page", c.status, res.Err, pageAsked)
 		case !c.fetched && (res.Err == nil || pageAsked):
 			t.Errorf("robots.txt %d: %v, page asked %v; want an error and no page", c.status, res.Err, pageAsked)
-		case c.is != nil && !errors.Is(res.Err, c.is):
-			t.Errorf("robots.txt %d: %v, want %v", c.status, res.Err, c.is)
+		case c.refused && !isA[*polite.RefusalError](res.Err):
+			t.Errorf("robots.txt %d: %v, want a *RefusalError", c.status, res.Err)
 		case res.Err != nil && (strings.Contains(res.Err.Error(), "%!") || !strings.Contains(res.Err.Error(), u)):
 			t.Errorf("robots.txt %d: %q does not name the URL, or reads like a formatting slip", c.status, res.Err)
 		}
@@ -375,7 +375,7 @@ func TestChallengeRobotsTxtIsNotStored(t *testing.T) {
 	r.start(polite.Config{Store: store})
 	u := r.url(host, "/a")
 	r.add(u)
-	if res := r.results(1)[u]; !errors.Is(res.Err, polite.ErrRefused) {
+	if res := r.results(1)[u]; !isA[*polite.RefusalError](res.Err) {
 		t.Errorf("page: %v, want the host stopped by the challenge", res.Err)
 	}
 	origin := "http://guarded.test:" + u[len("http://guarded.test:"):len(u)-len("/a")]
@@ -447,11 +447,11 @@ func TestFetchRobotsMissingAndRefused(t *testing.T) {
 		t.Errorf("FetchRobots on a 404 = %v, %v; want rules that allow all", rules, err)
 	}
 	rules, err = f.FetchRobots(ctx, r.url(refused, "/"))
-	if !errors.Is(err, polite.ErrRefused) || !errors.Is(err, polite.ErrHostStopped) || rules != nil {
-		t.Errorf("FetchRobots on a 403 = %v, %v; want ErrRefused, host stopped", rules, err)
+	if !isA[*polite.RefusalError](err) || !isA[*polite.StoppedError](err) || rules != nil {
+		t.Errorf("FetchRobots on a 403 = %v, %v; want a *RefusalError, host stopped", rules, err)
 	}
 	res, err := f.Fetch(ctx, r.url(refused, "/page"))
-	if err != nil || !errors.Is(res.Err, polite.ErrHostStopped) {
+	if err != nil || !isA[*polite.StoppedError](res.Err) {
 		t.Errorf("a page of the refused host: %v, %v", res, err)
 	}
 	for _, h := range []string{missing, refused} {

@@ -57,7 +57,7 @@ func TestIdleHostIsForgottenWithoutWeakeningARule(t *testing.T) {
 	if got[p].Err != nil || got[p].Status != http.StatusOK {
 		t.Errorf("%s again: %v", p, got[p].Err)
 	}
-	if !errors.Is(got[x].Err, polite.ErrDisallowed) {
+	if !isA[*polite.DisallowedError](got[x].Err) {
 		t.Errorf("%s: %v, want disallowed by robots.txt relearned", x, got[x].Err)
 	}
 	var stopped *polite.StoppedError
@@ -493,7 +493,7 @@ func TestStopAfterMove(t *testing.T) {
 	close(gate)
 	got := r.results(4)
 	for _, u := range []string{p2, p3, nu} {
-		if !errors.Is(got[u].Err, polite.ErrHostStopped) {
+		if !isA[*polite.StoppedError](got[u].Err) {
 			t.Errorf("%s: %v, want the host stopped", u, got[u].Err)
 		}
 	}
@@ -528,7 +528,7 @@ func TestLookupDoesNotResetRequestFailures(t *testing.T) {
 	r.results(4)
 	g := r.farm.URL(h, "/g")
 	r.add(g) // past 24 h: looked up again, then robots.txt fails: the fifth
-	if got := r.results(1)[g]; !errors.Is(got.Err, polite.ErrHostStopped) {
+	if got := r.results(1)[g]; !isA[*polite.StoppedError](got.Err) {
 		t.Errorf("/g: %v, want the host stopped after five failures in a row", got.Err)
 	}
 }
@@ -1042,7 +1042,7 @@ func TestUnreachableOriginHoldsNotItsHost(t *testing.T) {
 					t.Errorf("%s: %s; want it fetched", u, outcome(res[u]))
 				}
 			}
-			if err := res[unreachable].Err; !errors.Is(err, polite.ErrFailures) || !errors.Is(err, polite.ErrHostStopped) {
+			if err := res[unreachable].Err; !errors.Is(err, polite.ErrFailures) || !isA[*polite.StoppedError](err) {
 				t.Errorf("%s: %v; want the host stopped by five failures in a row", unreachable, err)
 			}
 			vs := r.farm.Audit().VisitsTo(host)

@@ -130,8 +130,8 @@ func TestCoordinatorStopsHostStoppedElsewhere(t *testing.T) {
 	r.add(urls...)
 	res := r.results(2)
 	for _, u := range urls {
-		if !errors.Is(res[u].Err, polite.ErrStoppedElsewhere) || !errors.Is(res[u].Err, polite.ErrHostStopped) {
-			t.Errorf("%s: %v, want ErrStoppedElsewhere and ErrHostStopped", u, res[u].Err)
+		if !errors.Is(res[u].Err, polite.ErrStoppedElsewhere) || !isA[*polite.StoppedError](res[u].Err) {
+			t.Errorf("%s: %v, want a *StoppedError caused by ErrStoppedElsewhere", u, res[u].Err)
 		}
 	}
 	if n := len(r.farm.Audit().Visits()); n != 0 {

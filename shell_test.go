@@ -1,7 +1,6 @@
 package polite_test
 
 import (
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -77,7 +76,7 @@ func TestChallengePageIsNoScriptShell(t *testing.T) {
 	u := r.url(host, "/")
 	r.add(u)
 	res := r.results(1)[u]
-	if s, ok := res.ScriptShell(); ok || res.Status != 200 || !errors.Is(res.Err, polite.ErrRefused) {
+	if s, ok := res.ScriptShell(); ok || res.Status != 200 || !isA[*polite.RefusalError](res.Err) {
 		t.Errorf("a challenge page: ScriptShell() = %+v, %v, err %v; want a refusal and no shell", s, ok, res.Err)
 	}
 }

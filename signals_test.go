@@ -73,8 +73,8 @@ func TestAITextRefused(t *testing.T) {
 		if got != "" {
 			t.Errorf("%s: text %q given despite the refusal", tt.name, got)
 		}
-		if !errors.Is(err, polite.ErrAIInputRefused) {
-			t.Fatalf("%s: err = %v, want ErrAIInputRefused", tt.name, err)
+		if !isA[*polite.AIInputRefusedError](err) {
+			t.Fatalf("%s: err = %v, want an *AIInputRefusedError", tt.name, err)
 		}
 		var refused *polite.AIInputRefusedError
 		if !errors.As(err, &refused) || refused.Signal.Source != tt.source {
@@ -88,7 +88,7 @@ func TestAITextRefused(t *testing.T) {
 	if want := "polite: AI input refused by the site: nosnippet (header X-Robots-Tag)"; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
-	if errors.Is(err, polite.ErrDisallowed) {
+	if isA[*polite.DisallowedError](err) {
 		t.Error("a refusal of AI input is not a disallowed URL")
 	}
 }
@@ -113,13 +113,13 @@ func TestAITextResult(t *testing.T) {
 		t.Errorf("Links() = %v", got)
 	}
 
-	if got, err := res[refusedURL].TextForAI(); got != "" || !errors.Is(err, polite.ErrAIInputRefused) {
+	if got, err := res[refusedURL].TextForAI(); got != "" || !isA[*polite.AIInputRefusedError](err) {
 		t.Errorf("refused: TextForAI() = %q, %v", got, err)
 	}
 
 	// An error result has no text; a body cut at the cap still has some.
-	failed := &polite.Result{Err: polite.ErrDisallowed}
-	if got, err := failed.TextForAI(); got != "" || !errors.Is(err, polite.ErrDisallowed) {
+	failed := &polite.Result{Err: &polite.DisallowedError{URL: "http://a.test/private"}}
+	if got, err := failed.TextForAI(); got != "" || !isA[*polite.DisallowedError](err) {
 		t.Errorf("error result: TextForAI() = %q, %v", got, err)
 	}
 	if failed.Links() != nil {
@@ -158,7 +158,7 @@ func TestSignalsOnTheFarm(t *testing.T) {
 		if res[u].Err != nil || len(res[u].Body) == 0 {
 			t.Errorf("%s: the page was not kept: %v", u, res[u].Err)
 		}
-		if text != "" || !errors.Is(err, polite.ErrAIInputRefused) || !errors.As(err, &refused) {
+		if text != "" || !isA[*polite.AIInputRefusedError](err) || !errors.As(err, &refused) {
 			t.Errorf("%s: TextForAI = %q, %v; want a refusal", u, text, err)
 		}
 	}

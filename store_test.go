@@ -669,7 +669,7 @@ func TestStoreRefusalAcrossRuns(t *testing.T) {
 	r.start(polite.Config{AllowPrivateNetworks: true, Store: st})
 	no := r.farm.URL(h, "/no")
 	r.add(no)
-	if res := r.results(1); !errors.Is(res[no].Err, polite.ErrRefused) {
+	if res := r.results(1); !isA[*polite.RefusalError](res[no].Err) {
 		t.Fatalf("run 1: %v", res[no].Err)
 	}
 	r.f.Close()
@@ -689,7 +689,7 @@ func TestStoreRefusalAcrossRuns(t *testing.T) {
 	urls := r.pages(h, 3)
 	r.add(urls...)
 	for u, res := range r.results(3) {
-		if !errors.Is(res.Err, polite.ErrHostStopped) || !errors.Is(res.Err, polite.ErrCoolingOff) {
+		if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrCoolingOff) {
 			t.Errorf("run 2, %s: %v", u, res.Err)
 		}
 	}
@@ -1011,7 +1011,7 @@ func TestStoreAnswersStillHold(t *testing.T) {
 	if !errors.Is(got[a].Err, polite.ErrCoolingOff) {
 		t.Errorf("cooling.test: %v, want ErrCoolingOff", got[a].Err)
 	}
-	if got[b].Err != nil || !errors.Is(got[c].Err, polite.ErrDisallowed) {
+	if got[b].Err != nil || !isA[*polite.DisallowedError](got[c].Err) {
 		t.Errorf("known.test: /b %v, /private/c %v; want /b fetched and /private/c disallowed by the stored copy", got[b].Err, got[c].Err)
 	}
 	if n := r.farm.Audit().Count(cooling); n != 0 {
@@ -1082,9 +1082,9 @@ func TestStoredCopyIsReadDuringTheRest(t *testing.T) {
 	}
 }
 
-// R5.3, R3.3, R3.4, R6: RobotsStore and HostStore keep their parts for
-// every run that is given them, as a backend shared by processes would,
-// while pages are kept only where a PageStore is (Config.Store).
+// R5.3, R3.3, R3.4, R6: with Config.Shared, the robots.txt copies and host
+// records are the Shared's, for every run that is given it, while pages are
+// kept only in Config.Store.
 func TestStorePartsComeFromTheirOwnStores(t *testing.T) {
 	r := newFarmRig(t)
 	kept := r.site(politetest.Site{Name: "kept.test", Pages: map[string]politetest.Page{
@@ -1093,13 +1093,14 @@ func TestStorePartsComeFromTheirOwnStores(t *testing.T) {
 	}})
 	refusing := r.site(politetest.Site{Name: "refusing.test", Pages: map[string]politetest.Page{"/no": {Status: 403}}})
 	shared, local := polite.NewMemoryStore(), polite.NewMemoryStore()
+	coordinated := &scriptedShared{Store: shared, take: granted}
 	page, no := r.url(kept, "/a"), r.url(refusing, "/no")
 
 	// Run 1: pages in local, robots.txt and host records in shared.
-	f := r.start(polite.Config{Store: local, RobotsStore: shared, HostStore: shared})
+	f := r.start(polite.Config{Store: local, Shared: coordinated})
 	r.add(page, no)
 	got := r.results(2)
-	if got[page].Err != nil || !errors.Is(got[no].Err, polite.ErrRefused) {
+	if got[page].Err != nil || !isA[*polite.RefusalError](got[no].Err) {
 		t.Fatalf("run 1: page %v, refusing %v", got[page].Err, got[no].Err)
 	}
 	f.Close() // waits for the stop's writes
@@ -1131,7 +1132,7 @@ func TestStorePartsComeFromTheirOwnStores(t *testing.T) {
 	// from the copy, the refusing host is cooling off, and the page is
 	// asked unconditionally since no PageStore holds its copy.
 	r.clk.Advance(time.Minute)
-	r.start(polite.Config{RobotsStore: shared, HostStore: shared})
+	r.start(polite.Config{Shared: coordinated})
 	r.add(page, no)
 	got = r.results(2)
 	if got[page].Err != nil || got[page].NotModified || !errors.Is(got[no].Err, polite.ErrCoolingOff) {

@@ -61,7 +61,7 @@ func TestTrapsAreDroppedWithAResult(t *testing.T) {
 		case kind == "duplicate":
 		case kind == "" && res[u].Err != nil:
 			t.Errorf("%s: %v", u, res[u].Err)
-		case kind != "" && (!errors.As(res[u].Err, &te) || string(te.Kind) != kind || !errors.Is(res[u].Err, polite.ErrTrap)):
+		case kind != "" && (!errors.As(res[u].Err, &te) || string(te.Kind) != kind || !isA[*polite.TrapError](res[u].Err)):
 			t.Errorf("%s: %v, want a %s trap", u, res[u].Err, kind)
 		}
 	}

@@ -228,7 +228,7 @@ type outcome struct {
 	URL    string
 	Status int
 	Err    string
-	Parked bool // errors.Is(Err, polite.ErrParked)
+	Parked bool // errors.AsType[*polite.ParkedError](Err)
 
 	Final    bool
 	Calls    int64
@@ -292,7 +292,8 @@ func TestFetcherChild(t *testing.T) {
 		}
 		o := outcome{URL: r.URL, Status: r.Status}
 		if r.Err != nil {
-			o.Err, o.Parked = r.Err.Error(), errors.Is(r.Err, polite.ErrParked)
+			_, o.Parked = errors.AsType[*polite.ParkedError](r.Err)
+			o.Err = r.Err.Error()
 		}
 		out.Encode(o)
 	}

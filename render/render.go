@@ -40,7 +40,7 @@ const DefaultTimeout = 2 * time.Minute
 // Types are the media types a page's scripts and data come in. The
 // Fetcher a Renderer fetches through needs them in its Config.Types (it
 // reads HTML alone by default): a subrequest of another type comes back
-// with polite.ErrContentType, and the page goes without it.
+// with a *polite.ContentTypeError, and the page goes without it.
 var Types = []string{"text/javascript", "application/javascript", "application/x-javascript",
 	"text/ecmascript", "application/ecmascript", "application/json", "text/json", "application/ld+json", "text/plain"}
 

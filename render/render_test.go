@@ -108,7 +108,7 @@ func TestRenderDisallowedSubrequest(t *testing.T) {
 	farm, f, r := setup(t, "User-agent: *\nDisallow: /api/\n")
 	got := fetchAndRender(t, f, r, farm.URL("shop.test", "/"))
 	api := apiRequests(got)
-	if len(api) != 1 || api[0].Result == nil || !errors.Is(api[0].Result.Err, polite.ErrDisallowed) {
+	if len(api) != 1 || api[0].Result == nil || !isA[*polite.DisallowedError](api[0].Result.Err) {
 		t.Fatalf("subrequests %+v: want the fetch answered disallowed", got.Subrequests)
 	}
 	for _, v := range farm.Audit().Visits() {
@@ -213,7 +213,7 @@ func TestChallengeNotRendered(t *testing.T) {
 	f, r := fetcherAndRenderer(t, farm)
 	ctx := context.Background()
 	page, err := f.Fetch(ctx, farm.URL("guarded.test", "/"))
-	if err != nil || !errors.Is(page.Err, polite.ErrRefused) {
+	if err != nil || !isA[*polite.RefusalError](page.Err) {
 		t.Fatalf("the challenge: %v %v, want a refusal", err, page.Err)
 	}
 	if _, err := r.Render(ctx, page); !errors.Is(err, render.ErrNotRenderable) {
@@ -232,7 +232,7 @@ func TestRenderedTextHeldFromAI(t *testing.T) {
 	if !strings.Contains(got.Text, "teapot") {
 		t.Fatalf("rendered text %q", got.Text)
 	}
-	if text, err := got.TextForAI(); !errors.Is(err, polite.ErrAIInputRefused) || text != "" {
+	if text, err := got.TextForAI(); !isA[*polite.AIInputRefusedError](err) || text != "" {
 		t.Errorf("TextForAI of an ai-input=no site: %q, %v", text, err)
 	}
 }
@@ -362,4 +362,10 @@ func TestCloseLeavesNoFiles(t *testing.T) {
 	for _, e := range left {
 		t.Errorf("left in TMPDIR after Close: %s", e.Name())
 	}
+}
+
+// isA reports whether err's tree holds an E.
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }

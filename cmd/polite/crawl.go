@@ -306,7 +306,13 @@ func (s summary) print(w io.Writer) {
 // isRefusal reports whether err is a refusal: the host refused, or is
 // stopped (R3).
 func isRefusal(err error) bool {
-	return errors.Is(err, polite.ErrHostStopped) || errors.Is(err, polite.ErrRefused)
+	return isA[*polite.StoppedError](err) || isA[*polite.RefusalError](err)
+}
+
+// isA reports whether err's tree holds an E.
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }
 
 // count is "1 page", "2 pages".

@@ -342,7 +342,7 @@ func TestLivePageInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if errors.Is(r.Err, polite.ErrRefused) || errors.Is(r.Err, polite.ErrHostStopped) {
+		if isA[*polite.RefusalError](r.Err) || isA[*polite.StoppedError](r.Err) {
 			l.logRefusal(r.URL, r.Err)
 			refused++
 		} else if r.Err == nil {

@@ -19,7 +19,7 @@ func TestProgressLine(t *testing.T) {
 	var out strings.Builder
 	p := &progress{w: &out, term: true, f: f, done: make(chan struct{})}
 	p.result(&polite.Result{URL: "http://a.example/", Status: 200})
-	p.result(&polite.Result{URL: "http://b.example/", Err: polite.ErrRefused})
+	p.result(&polite.Result{URL: "http://b.example/", Err: &polite.RefusalError{Host: "b.example", URL: "http://b.example/", Status: 403}})
 	p.result(&polite.Result{URL: "http://a.example/x", Err: errors.New("reset")})
 	if out.Len() != 0 {
 		t.Errorf("a terminal got lines per Result: %q", out.String())

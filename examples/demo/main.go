@@ -260,11 +260,11 @@ func (l *requestLog) result(r *polite.Result) bool {
 			printLine("", "", politetest.ShortURL(r.URL), "done", "", "", "", fmt.Sprintf("%d redirect(s), ended at %s", len(r.Redirects), politetest.ShortURL(r.FinalURL)))
 		}
 		return true
-	case errors.Is(r.Err, polite.ErrDisallowed):
+	case isA[*polite.DisallowedError](r.Err):
 		printLine("", "", politetest.ShortURL(r.URL), "-", "", "", "", "not requested: "+r.Err.Error())
 		return true
-	case errors.Is(r.Err, polite.ErrRefused):
-		if errors.Is(r.Err, polite.ErrHostStopped) {
+	case isA[*polite.RefusalError](r.Err):
+		if isA[*polite.StoppedError](r.Err) {
 			printLine("", "", politetest.ShortURL(r.URL), "-", "", "", "", "not requested: the host refused earlier and is stopped (R3.1)")
 		}
 		return true
@@ -332,4 +332,10 @@ func took(d time.Duration) string {
 		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
 	}
 	return seconds(d)
+}
+
+// isA reports whether err's tree holds an E.
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }
