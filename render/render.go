@@ -1,22 +1,3 @@
-// Package render builds pages that are empty without JavaScript in a
-// headless Chromium, politely: every request the page makes is a request
-// of the polite.Fetcher (its budgets, rests, robots.txt, User-Agent,
-// caps, address guard and stops) or is refused. The browser never reaches
-// the network itself.
-//
-// A Renderer runs one browser, Debian's chromium found on PATH or at
-// Options.Browser (never a downloaded build), and gives each page a fresh
-// incognito context, closed after it: no cookie or storage outlives a
-// page (R8.2). A page is rendered at the URL it came from, after its
-// redirects, and what one page's requests fetched serves the next page
-// that asks for the same URL: the Fetcher fetches a URL once a run. The page's own bytes come from its Result; of what the page
-// asks for, documents, scripts, XHR and fetch() GETs go through
-// Fetcher.Fetch, at most Options.Subrequests of them (default and most
-// 20); images, media, fonts, stylesheets, beacons, WebSockets, service
-// workers and every request that is not a GET are refused.
-//
-// The package imports the browser driver; the core package polite does
-// not.
 package render
 
 import (
