@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -26,557 +24,134 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-// storeKinds are the implementations every contract test runs against.
+// The store's own mechanics (the bbolt file, crashes, locks, copies, the
+// memory store's parity with it) are tested in internal/storage. Here:
+// that the public Store passes each record through whole and wraps every
+// error in ErrStore, for both stores.
+
+// storeKinds are the Stores OpenStore and NewMemoryStore give.
 var storeKinds = []struct {
 	name string
 	open func(t *testing.T) polite.Store
 }{
 	{"memory", func(t *testing.T) polite.Store { return polite.NewMemoryStore() }},
-	{"disk", func(t *testing.T) polite.Store {
-		s, err := polite.OpenStore(filepath.Join(t.TempDir(), "store.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}},
+	{"disk", func(t *testing.T) polite.Store { return openTestStore(t, filepath.Join(t.TempDir(), "store.db")) }},
 }
 
-// storeContract is the behaviour both stores must have.
-var storeContract = []struct {
-	name string
-	test func(t *testing.T, s polite.Store)
-}{
-	{"page round trip", testPageRoundTrip},
-	{"normalised values", testNormalised},
-	{"history order", testHistoryOrder},
-	{"unchanged body", testUnchangedBody},
-	{"urls kept apart", testURLsApart},
-	{"copies not aliases", testCopies},
-	{"missing keys", testMissing},
-	{"bad keys", testBadKeys},
-	{"robots", testRobots},
-	{"refusals order", testRefusals},
-	{"host records", testHosts},
-	{"concurrent writers", testConcurrent},
-	{"closed", testClosed},
-}
+// storeTestTime has nanoseconds and a zone other than UTC.
+var storeTestTime = time.Date(2026, 5, 17, 14, 3, 7, 123456789, time.FixedZone("CEST", 2*3600))
 
-func TestStoreContract(t *testing.T) {
+// TestStoreKeepsEveryField: each field of each record comes back as
+// saved, times in UTC, through polite's types.
+func TestStoreKeepsEveryField(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
-			for _, c := range storeContract {
-				t.Run(c.name, func(t *testing.T) {
-					s := kind.open(t)
-					defer s.Close()
-					c.test(t, s)
-				})
+			s := kind.open(t)
+			defer s.Close()
+			at := storeTestTime
+			page := polite.StoredPage{URL: "https://example.org/a", Status: 203,
+				Header: http.Header{"Etag": {`"v1"`}, "Vary": {"Accept", "Accept-Language"}}, Body: []byte("<p>a</p>"), Fetched: at}
+			if err := s.SavePage(page); err != nil {
+				t.Fatal(err)
+			}
+			page.Fetched = at.UTC()
+			got, ok, err := s.LoadPage(page.URL)
+			if err != nil || !ok || !reflect.DeepEqual(got, page) {
+				t.Errorf("LoadPage = %#v, %v, %v; want %#v", got, ok, err, page)
+			}
+			if h, err := s.PageHistory(page.URL); err != nil || len(h) != 1 || !reflect.DeepEqual(h[0], page) {
+				t.Errorf("PageHistory = %#v, %v; want one version %#v", h, err, page)
+			}
+
+			robots := polite.StoredRobots{Origin: "https://example.org:443", Status: 200,
+				Header: http.Header{"Etag": {`"r"`}}, Body: []byte("User-agent: *\n"), Fetched: at.Add(time.Hour)}
+			if err := s.SaveRobots(robots); err != nil {
+				t.Fatal(err)
+			}
+			robots.Fetched = robots.Fetched.UTC()
+			if got, ok, err := s.LoadRobots(robots.Origin); err != nil || !ok || !reflect.DeepEqual(got, robots) {
+				t.Errorf("LoadRobots = %#v, %v, %v; want %#v", got, ok, err, robots)
+			}
+
+			ref := polite.RefusalRecord{Host: "example.org", URL: "https://example.org/x", Status: 403,
+				Kind: polite.StopFailures, Evidence: "five failures", At: at.Add(2 * time.Hour)}
+			if err := s.AddRefusal(ref); err != nil {
+				t.Fatal(err)
+			}
+			ref.At = ref.At.UTC()
+			if rs, err := s.Refusals(); err != nil || len(rs) != 1 || rs[0] != ref {
+				t.Errorf("Refusals = %#v, %v; want %#v", rs, err, ref)
+			}
+
+			host := polite.HostRecord{Host: "example.org", Stops: 2, CoolOffUntil: at.Add(12 * time.Hour), LastReason: "403 on /x"}
+			if err := s.SaveHost(host); err != nil {
+				t.Fatal(err)
+			}
+			host.CoolOffUntil = host.CoolOffUntil.UTC()
+			if got, ok, err := s.LoadHost(host.Host); err != nil || !ok || got != host {
+				t.Errorf("LoadHost = %#v, %v, %v; want %#v", got, ok, err, host)
 			}
 		})
 	}
 }
 
-// when is a time with nanoseconds in a zone other than UTC.
-func when(i int) time.Time {
-	return storeTestTime.Add(time.Duration(i)*time.Hour + 123456789)
-}
-
-var storeTestTime = time.Date(2026, 5, 17, 14, 3, 7, 1, time.FixedZone("CEST", 2*3600))
-
-func testPage(url string, i int) polite.StoredPage {
-	return polite.StoredPage{
-		URL:    url,
-		Status: 200,
-		Header: http.Header{
-			"Content-Type":  {"text/html; charset=utf-8"},
-			"Etag":          {fmt.Sprintf(`"v%d"`, i)},
-			"Last-Modified": {"Mon, 02 Jan 2006 15:04:05 GMT"},
-			"Vary":          {"Accept-Encoding", "Accept-Language"},
-		},
-		Body:    fmt.Appendf(nil, "<html><body>%s version %d</body></html>", url, i),
-		Fetched: when(i),
+// TestStoreErrorsAreErrStore: a bad key, a closed store, a file that is
+// no store or a path that cannot be one are ErrStore errors, and none of
+// them ErrStoreLocked.
+func TestStoreErrorsAreErrStore(t *testing.T) {
+	calls := func(s polite.Store, k string) []error {
+		_, _, err1 := s.LoadPage(k)
+		_, err2 := s.PageHistory(k)
+		_, _, err3 := s.LoadRobots(k)
+		_, _, err4 := s.LoadHost(k)
+		_, err5 := s.Refusals()
+		return []error{err1, err2, err3, err4, err5,
+			s.SavePage(polite.StoredPage{URL: k}), s.SaveRobots(polite.StoredRobots{Origin: k}),
+			s.SaveHost(polite.HostRecord{Host: k}), s.AddRefusal(polite.RefusalRecord{Host: k})}
 	}
-}
-
-// samePage compares a loaded page with the one saved: same instant, in
-// UTC.
-func samePage(t *testing.T, got, want polite.StoredPage) {
-	t.Helper()
-	if got.URL != want.URL || got.Status != want.Status || !bytes.Equal(got.Body, want.Body) ||
-		!reflect.DeepEqual(got.Header, want.Header) {
-		t.Fatalf("page:\n got %q %d %v %q\nwant %q %d %v %q", got.URL, got.Status, got.Header, got.Body,
-			want.URL, want.Status, want.Header, want.Body)
-	}
-	if !got.Fetched.Equal(want.Fetched) || got.Fetched.Location() != time.UTC {
-		t.Fatalf("fetched: got %v, want %v in UTC", got.Fetched, want.Fetched)
-	}
-}
-
-func mustSave(t *testing.T, s polite.Store, p polite.StoredPage) {
-	t.Helper()
-	if err := s.SavePage(p); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustLoad(t *testing.T, s polite.Store, url string) polite.StoredPage {
-	t.Helper()
-	p, ok, err := s.LoadPage(url)
-	if err != nil || !ok {
-		t.Fatalf("LoadPage(%q) = %v, %v", url, ok, err)
-	}
-	return p
-}
-
-func mustHistory(t *testing.T, s polite.Store, url string) []polite.StoredPage {
-	t.Helper()
-	h, err := s.PageHistory(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-func testPageRoundTrip(t *testing.T, s polite.Store) {
-	want := testPage("https://example.org/a", 1)
-	mustSave(t, s, want)
-	got := mustLoad(t, s, want.URL)
-	samePage(t, got, want)
-	if got.Fetched != want.Fetched.UTC() {
-		t.Errorf("fetched %#v, want %#v (UTC, no monotonic reading)", got.Fetched, want.Fetched.UTC())
-	}
-	h := mustHistory(t, s, want.URL)
-	if len(h) != 1 {
-		t.Fatalf("history has %d versions, want 1", len(h))
-	}
-	samePage(t, h[0], want)
-
-	// A time with a monotonic reading, as time.Now gives.
-	now := testPage("https://example.org/now", 2)
-	now.Fetched = time.Now()
-	mustSave(t, s, now)
-	if got := mustLoad(t, s, now.URL); got.Fetched != now.Fetched.Round(0).UTC() {
-		t.Errorf("fetched %#v, want %#v", got.Fetched, now.Fetched.Round(0).UTC())
-	}
-
-	// Large body, odd statuses and bytes.
-	big := polite.StoredPage{URL: "https://example.org/big?q=ü&x=%00", Status: -1, Body: bytes.Repeat([]byte{0, 1, 2, 0xff}, 300_000),
-		Header: http.Header{"X-Empty": {""}, "x-lower-case": {"kept as written"}}, Fetched: time.Unix(1<<40, 999_999_999)}
-	mustSave(t, s, big)
-	samePage(t, mustLoad(t, s, big.URL), big)
-}
-
-func testNormalised(t *testing.T, s polite.Store) {
-	mustSave(t, s, polite.StoredPage{URL: "https://example.org/empty", Status: 204, Header: http.Header{}, Body: []byte{}})
-	got := mustLoad(t, s, "https://example.org/empty")
-	if got.Body != nil || got.Header != nil || got.Fetched != (time.Time{}) {
-		t.Errorf("empty page loads as %#v, want nil body, nil header, zero time", got)
-	}
-	mustSave(t, s, polite.StoredPage{URL: "https://example.org/novalues", Header: http.Header{"X-None": {}}})
-	got = mustLoad(t, s, "https://example.org/novalues")
-	if vs, ok := got.Header["X-None"]; !ok || vs != nil {
-		t.Errorf("field without values loads as %#v, %v; want a nil slice", vs, ok)
-	}
-	for _, at := range []time.Time{{}, time.Unix(0, 0), time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("", -7*3600)), time.Date(1600, 2, 29, 0, 0, 0, 0, time.Local)} {
-		if err := s.SaveHost(polite.HostRecord{Host: "t.example", CoolOffUntil: at}); err != nil {
-			t.Fatal(err)
-		}
-		h, _, err := s.LoadHost("t.example")
-		if err != nil || h.CoolOffUntil != at.UTC() {
-			t.Errorf("time %v loads as %v, %v", at, h.CoolOffUntil, err)
+	isStoreError := func(t *testing.T, what string, err error) {
+		t.Helper()
+		if !errors.Is(err, polite.ErrStore) || errors.Is(err, polite.ErrStoreLocked) {
+			t.Errorf("%s: err = %v, want ErrStore", what, err)
 		}
 	}
-}
-
-func testHistoryOrder(t *testing.T, s polite.Store) {
-	const url = "https://example.org/news"
-	var want []polite.StoredPage
-	for i := range 7 {
-		p := testPage(url, i)
-		if i == 3 {
-			p.Status = 500
-		}
-		want = append(want, p)
-		mustSave(t, s, p)
-		samePage(t, mustLoad(t, s, url), p)
-	}
-	h := mustHistory(t, s, url)
-	if len(h) != len(want) {
-		t.Fatalf("history has %d versions, want %d", len(h), len(want))
-	}
-	for i := range h {
-		samePage(t, h[i], want[i])
-	}
-}
-
-func testUnchangedBody(t *testing.T, s polite.Store) {
-	const url = "https://example.org/same"
-	body := bytes.Repeat([]byte("<p>unchanged</p>"), 1000)
-	for i := range 5 {
-		p := testPage(url, i)
-		p.Body = body
-		mustSave(t, s, p)
-	}
-	// Another URL with the same body shares it too (on disk).
-	p := testPage("https://example.org/mirror", 0)
-	p.Body = body
-	mustSave(t, s, p)
-	h := mustHistory(t, s, url)
-	if len(h) != 5 {
-		t.Fatalf("history has %d versions, want 5 (each save is a version)", len(h))
-	}
-	for i, v := range h {
-		if !bytes.Equal(v.Body, body) || v.Header.Get("Etag") != fmt.Sprintf(`"v%d"`, i) {
-			t.Fatalf("version %d: body %d bytes, ETag %s", i, len(v.Body), v.Header.Get("Etag"))
-		}
-	}
-	h[0].Body[0] = 'X' // versions sharing a body on disk come back as separate copies
-	if h[1].Body[0] == 'X' {
-		t.Error("two versions returned share one body slice")
-	}
-	samePage(t, mustLoad(t, s, "https://example.org/mirror"), p)
-}
-
-func testURLsApart(t *testing.T, s polite.Store) {
-	urls := []string{"http://a", "http://a/", "http://a/b", "http://a/\x00", "http://a/\x00\x00", "\x01", "\x02\x01", strings.Repeat("x", 200), strings.Repeat("x", 201)}
-	for round := range 3 {
-		for i, u := range urls {
-			p := testPage(u, round*100+i)
-			mustSave(t, s, p)
-		}
-	}
-	for i, u := range urls {
-		h := mustHistory(t, s, u)
-		if len(h) != 3 {
-			t.Fatalf("%q: %d versions, want 3", u, len(h))
-		}
-		for round, v := range h {
-			samePage(t, v, testPage(u, round*100+i))
-		}
-	}
-	if h := mustHistory(t, s, "http://a/b/"); len(h) != 0 {
-		t.Errorf("a URL never saved has %d versions", len(h))
-	}
-}
-
-func testCopies(t *testing.T, s polite.Store) {
-	p := testPage("https://example.org/c", 1)
-	want := testPage("https://example.org/c", 1)
-	want.Fetched = p.Fetched
-	mustSave(t, s, p)
-	// Change the argument after the save.
-	p.Body[0] = 'X'
-	p.Header["Etag"][0] = "changed"
-	p.Header.Set("X-New", "1")
-	samePage(t, mustLoad(t, s, p.URL), want)
-
-	// Change what a load returned.
-	got := mustLoad(t, s, p.URL)
-	got.Body[0] = 'Y'
-	got.Header["Etag"][0] = "changed"
-	got.Header.Set("X-New", "1")
-	h := mustHistory(t, s, p.URL)
-	h[0].Body[1] = 'Z'
-	h[0].Header["Vary"][0] = "changed"
-	samePage(t, mustLoad(t, s, p.URL), want)
-	samePage(t, mustHistory(t, s, p.URL)[0], want)
-
-	r := polite.StoredRobots{Origin: "https://example.org:443", Status: 200, Header: http.Header{"Etag": {`"r"`}}, Body: []byte("User-agent: *\n")}
-	if err := s.SaveRobots(r); err != nil {
-		t.Fatal(err)
-	}
-	r.Body[0] = 'X'
-	r.Header["Etag"][0] = "changed"
-	gotR, _, err := s.LoadRobots(r.Origin)
-	if err != nil || string(gotR.Body) != "User-agent: *\n" || gotR.Header.Get("Etag") != `"r"` {
-		t.Fatalf("robots changed through the argument: %q %v %v", gotR.Body, gotR.Header, err)
-	}
-	gotR.Body[0] = 'Y'
-	gotR.Header["Etag"][0] = "changed"
-	gotR, _, _ = s.LoadRobots(r.Origin)
-	if string(gotR.Body) != "User-agent: *\n" || gotR.Header.Get("Etag") != `"r"` {
-		t.Fatalf("robots changed through a loaded copy: %q %v", gotR.Body, gotR.Header)
-	}
-
-	if err := s.AddRefusal(polite.RefusalRecord{Host: "h", URL: "u", Kind: "refused"}); err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := s.Refusals()
-	rs[0].Kind = "changed"
-	if rs, _ := s.Refusals(); rs[0].Kind != "refused" {
-		t.Fatal("refusals changed through a returned slice")
-	}
-}
-
-func testMissing(t *testing.T, s polite.Store) {
-	mustSave(t, s, testPage("https://example.org/present", 0))
-	if p, ok, err := s.LoadPage("https://example.org/absent"); err != nil || ok || !reflect.DeepEqual(p, polite.StoredPage{}) {
-		t.Errorf("LoadPage(missing) = %v, %v, %v", p, ok, err)
-	}
-	if h, err := s.PageHistory("https://example.org/absent"); err != nil || len(h) != 0 {
-		t.Errorf("PageHistory(missing) = %v, %v", h, err)
-	}
-	if r, ok, err := s.LoadRobots("https://example.org:443"); err != nil || ok || !reflect.DeepEqual(r, polite.StoredRobots{}) {
-		t.Errorf("LoadRobots(missing) = %v, %v, %v", r, ok, err)
-	}
-	if h, ok, err := s.LoadHost("example.org"); err != nil || ok || h != (polite.HostRecord{}) {
-		t.Errorf("LoadHost(missing) = %v, %v, %v", h, ok, err)
-	}
-	if rs, err := s.Refusals(); err != nil || len(rs) != 0 {
-		t.Errorf("Refusals() on a new store = %v, %v", rs, err)
-	}
-}
-
-func testBadKeys(t *testing.T, s polite.Store) {
-	long := "https://example.org/" + strings.Repeat("a", 17<<10)
-	for _, k := range []string{"", long} {
-		errs := []error{
-			s.SavePage(polite.StoredPage{URL: k}),
-			s.SaveRobots(polite.StoredRobots{Origin: k}),
-			s.SaveHost(polite.HostRecord{Host: k}),
-		}
-		_, _, err := s.LoadPage(k)
-		errs = append(errs, err)
-		_, err = s.PageHistory(k)
-		errs = append(errs, err)
-		_, _, err = s.LoadRobots(k)
-		errs = append(errs, err)
-		_, _, err = s.LoadHost(k)
-		errs = append(errs, err)
-		for i, err := range errs {
-			if !errors.Is(err, polite.ErrStore) {
-				t.Errorf("key of %d bytes, call %d: err = %v, want ErrStore", len(k), i, err)
-			}
-		}
-	}
-	if err := s.SavePage(polite.StoredPage{URL: long[:16<<10]}); err != nil {
-		t.Errorf("a 16 KiB URL: %v", err)
-	}
-}
-
-// TestStoreReopen: everything saved is there after Close and OpenStore,
-// and a reopened store goes on adding versions and refusals after the
-// old ones.
-func TestStoreReopen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := polite.OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pages []polite.StoredPage
-	for i := range 40 {
-		p := testPage(fmt.Sprintf("https://example.org/%d", i%10), i)
-		pages = append(pages, p)
-		mustSave(t, s, p)
-	}
-	r := polite.StoredRobots{Origin: "https://example.org:443", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 5\n"), Header: http.Header{"Etag": {`"r1"`}}, Fetched: when(0)}
-	if err := s.SaveRobots(r); err != nil {
-		t.Fatal(err)
-	}
-	ref := polite.RefusalRecord{Host: "example.org", URL: "https://example.org/x", Status: 403, Kind: "refused", Evidence: "403", At: when(1)}
-	if err := s.AddRefusal(ref); err != nil {
-		t.Fatal(err)
-	}
-	host := polite.HostRecord{Host: "example.org", Stops: 3, CoolOffUntil: when(24), LastReason: "refused"}
-	if err := s.SaveHost(host); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err = polite.OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for u := range 10 {
-		url := fmt.Sprintf("https://example.org/%d", u)
-		h := mustHistory(t, s, url)
-		if len(h) != 4 {
-			t.Fatalf("%s: %d versions after reopening, want 4", url, len(h))
-		}
-		for v := range h {
-			samePage(t, h[v], pages[v*10+u])
-		}
-		samePage(t, mustLoad(t, s, url), pages[30+u])
-	}
-	gotR, ok, err := s.LoadRobots(r.Origin)
-	if err != nil || !ok || !bytes.Equal(gotR.Body, r.Body) || gotR.Header.Get("Etag") != `"r1"` || !gotR.Fetched.Equal(r.Fetched) {
-		t.Fatalf("robots after reopening: %#v, %v, %v", gotR, ok, err)
-	}
-	ref.At = ref.At.UTC()
-	if rs, err := s.Refusals(); err != nil || len(rs) != 1 || rs[0] != ref {
-		t.Fatalf("refusals after reopening: %#v, %v", rs, err)
-	}
-	host.CoolOffUntil = host.CoolOffUntil.UTC()
-	if h, ok, err := s.LoadHost("example.org"); err != nil || !ok || h != host {
-		t.Fatalf("host after reopening: %#v, %v, %v", h, ok, err)
-	}
-
-	// It goes on after the old records.
-	next := testPage("https://example.org/0", 99)
-	mustSave(t, s, next)
-	if h := mustHistory(t, s, next.URL); len(h) != 5 {
-		t.Fatalf("%d versions, want 5", len(h))
-	} else {
-		samePage(t, h[4], next)
-	}
-	if err := s.AddRefusal(polite.RefusalRecord{Host: "second"}); err != nil {
-		t.Fatal(err)
-	}
-	if rs, _ := s.Refusals(); len(rs) != 2 || rs[1].Host != "second" {
-		t.Fatalf("refusals after adding one: %#v", rs)
-	}
-}
-
-// TestOpenStoreCreates: a missing path and an empty file become stores.
-func TestOpenStoreCreates(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty.db")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range []string{filepath.Join(dir, "new.db"), empty} {
-		s, err := polite.OpenStore(path)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		mustSave(t, s, testPage("https://example.org/", 0))
-		s.Close()
-		s, err = polite.OpenStore(path)
-		if err != nil {
-			t.Fatalf("%s reopened: %v", path, err)
-		}
-		mustLoad(t, s, "https://example.org/")
-		s.Close()
-	}
-	if _, err := polite.OpenStore(filepath.Join(dir, "no-such-dir", "x.db")); !errors.Is(err, polite.ErrStore) {
-		t.Errorf("a path in a missing directory: %v, want ErrStore", err)
-	}
-}
-
-// TestOpenStoreRejects: files that are not stores, or damaged ones, are
-// a clear error and stay byte for byte as they were.
-func TestOpenStoreRejects(t *testing.T) {
-	dir := t.TempDir()
-	random := func(n int) []byte {
-		b := make([]byte, n)
-		r := rand.NewChaCha8([32]byte{byte(n)})
-		r.Read(b)
-		return b
-	}
-	// A real store with some data, to damage.
-	good := filepath.Join(dir, "good.db")
-	s, err := polite.OpenStore(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 60 {
-		p := testPage(fmt.Sprintf("https://example.org/%d", i), i)
-		p.Body = random(20_000 + i)
-		mustSave(t, s, p)
-	}
-	s.Close()
-	goodBytes, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pageSize := os.Getpagesize()
-
-	foreign := filepath.Join(dir, "foreign.db")
-	db, err := bbolt.Open(foreign, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Update(func(tx *bbolt.Tx) error {
-		b, _ := tx.CreateBucket([]byte("widgets"))
-		return b.Put([]byte("k"), []byte("v"))
-	})
-	db.Close()
-
-	newer := filepath.Join(dir, "newer.db")
-	os.WriteFile(newer, goodBytes, 0o600)
-	db, err = bbolt.Open(newer, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{2}) })
-	db.Close()
-
-	damage := func(name string, f func(b []byte) []byte) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, f(bytes.Clone(goodBytes)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	cases := []struct {
-		name, path string
-		want       string // in the error message
-	}{
-		{"text file", damage("text.txt", func([]byte) []byte { return []byte("hello, this is not a database\n") }), "not a polite store"},
-		{"random 100 bytes", damage("r100", func([]byte) []byte { return random(100) }), "not a polite store"},
-		{"random one page", damage("r1p", func([]byte) []byte { return random(pageSize) }), "not a polite store"},
-		{"random 64 KiB", damage("r64k", func([]byte) []byte { return random(64 << 10) }), "not a polite store"},
-		{"foreign bbolt", foreign, "without polite's meta bucket"},
-		{"newer format", newer, "format 2"},
-		{"meta pages overwritten", damage("meta", func(b []byte) []byte { copy(b, random(2*pageSize)); return b }), "not a polite store"},
-		{"meta checksum", damage("sum", func(b []byte) []byte { b[60]++; b[pageSize+60]++; return b }), "checksum"},
-		{"truncated", damage("trunc", func(b []byte) []byte { return b[:len(b)/2] }), "truncated"},
-		{"truncated to two pages", damage("trunc2", func(b []byte) []byte { return b[:2*pageSize] }), "damaged"},
-		{"data pages overwritten", damage("data", func(b []byte) []byte { copy(b[2*pageSize:], random(len(b)-2*pageSize)); return b }), "damaged"},
-		{"directory", dir, "directory"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var before []byte
-			if c.path != dir {
-				before, err = os.ReadFile(c.path)
-				if err != nil {
-					t.Fatal(err)
+	for _, kind := range storeKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			s := kind.open(t)
+			for _, k := range []string{"", "https://example.org/" + strings.Repeat("a", 17<<10)} {
+				errs := calls(s, k)
+				keyed := append(errs[:4:4], errs[5:8]...) // not Refusals nor AddRefusal: they take no key
+				for i, err := range keyed {
+					isStoreError(t, fmt.Sprintf("key of %d bytes, call %d", len(k), i), err)
 				}
 			}
-			s, err := polite.OpenStore(c.path)
-			if err == nil {
-				s.Close()
-				t.Fatal("OpenStore accepted it")
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
 			}
-			if !errors.Is(err, polite.ErrStore) || errors.Is(err, polite.ErrStoreLocked) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("err = %v; want ErrStore saying %q", err, c.want)
+			if err := s.Close(); err != nil {
+				t.Fatalf("second Close: %v", err)
 			}
-			t.Log(err)
-			if c.path != dir {
-				after, err := os.ReadFile(c.path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if sha256.Sum256(after) != sha256.Sum256(before) || len(after) != len(before) {
-					t.Fatalf("the file changed: %d bytes before, %d after", len(before), len(after))
-				}
-			}
-			// A second attempt says the same: nothing was left held.
-			if _, err2 := polite.OpenStore(c.path); err2 == nil || errors.Is(err2, polite.ErrStoreLocked) {
-				t.Errorf("second attempt: %v", err2)
+			for i, err := range calls(s, "https://example.org/a") {
+				isStoreError(t, fmt.Sprintf("call %d after Close", i), err)
 			}
 		})
 	}
-	// The undamaged original still opens.
-	s, err = polite.OpenStore(good)
-	if err != nil {
+	dir := t.TempDir()
+	_, err := polite.OpenStore(filepath.Join(dir, "no-such-dir", "x.db"))
+	isStoreError(t, "a path in a missing directory", err)
+	text := filepath.Join(dir, "text.txt")
+	if err := os.WriteFile(text, []byte("hello, this is not a database\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
+	_, err = polite.OpenStore(text)
+	isStoreError(t, "a text file", err)
 }
 
 // TestOpenStoreLockedInProcess: a second OpenStore of a file already
-// open returns ErrStoreLocked, not a hang (go test's -timeout would say).
+// open returns ErrStoreLocked, an ErrStore; after Close it opens.
 func TestOpenStoreLockedInProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := polite.OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openTestStore(t, path)
 	defer s.Close()
 	s2, err := polite.OpenStore(path)
 	if err == nil {
@@ -586,13 +161,8 @@ func TestOpenStoreLockedInProcess(t *testing.T) {
 	if !errors.Is(err, polite.ErrStoreLocked) || !errors.Is(err, polite.ErrStore) {
 		t.Fatalf("err = %v, want ErrStoreLocked", err)
 	}
-	t.Log(err)
 	s.Close()
-	s2, err = polite.OpenStore(path)
-	if err != nil {
-		t.Fatalf("after Close: %v", err)
-	}
-	s2.Close()
+	openTestStore(t, path).Close()
 }
 
 func openTestStore(t *testing.T, path string) polite.Store {
@@ -1144,164 +714,10 @@ func TestStorePartsComeFromTheirOwnStores(t *testing.T) {
 	}
 }
 
-// The process tests re-run this test binary as a child that works on a
-// store: TestCrashChild does the child's part when storeChildEnv is set.
-const (
-	storeChildEnv  = "POLITE_STORE_CHILD" // "save" or "hold"
-	storePathEnv   = "POLITE_STORE_PATH"
-	storeRoundEnv  = "POLITE_STORE_ROUND"
-	crashWorkers   = 4
-	crashLinesRead = 200
-)
-
-// crashBody is the body of a page the crash child saves: large enough to
-// take several bbolt pages, distinct per URL.
-func crashBody(url string) []byte {
-	return bytes.Repeat([]byte("<p>"+url+"</p>\n"), 1+8000/(len(url)+8))
-}
-
-// TestCrashChild is the child's side of TestStoreCrash and
-// TestStoreLockedByProcess; run directly, it skips.
-func TestCrashChild(t *testing.T) {
-	mode := os.Getenv(storeChildEnv)
-	if mode == "" {
-		t.Skip("the child of TestStoreCrash and TestStoreLockedByProcess")
-	}
-	s, err := polite.OpenStore(os.Getenv(storePathEnv))
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(2)
-	}
-	switch mode {
-	case "hold":
-		fmt.Println("ready")
-		for {
-			time.Sleep(time.Hour) // until killed
-		}
-	case "save":
-		// Workers save pages in a loop and print each URL once SavePage
-		// has returned; the parent kills the process at some point.
-		round := os.Getenv(storeRoundEnv)
-		var mu sync.Mutex
-		for w := range crashWorkers {
-			go func() {
-				for i := 0; ; i++ {
-					p := testPage(fmt.Sprintf("https://r%s-w%d.example/%d", round, w, i), i)
-					p.Body = crashBody(p.URL)
-					if err := s.SavePage(p); err != nil {
-						fmt.Println("error", err)
-						os.Exit(2)
-					}
-					if i%10 == 0 {
-						if err := s.AddRefusal(polite.RefusalRecord{Host: p.URL, Kind: "refused"}); err != nil {
-							fmt.Println("error", err)
-							os.Exit(2)
-						}
-					}
-					mu.Lock()
-					fmt.Println("saved", p.URL)
-					mu.Unlock()
-				}
-			}()
-		}
-		for {
-			time.Sleep(time.Hour)
-		}
-	}
-	t.Fatalf("unknown child mode %q", mode)
-}
-
 func skipProcessTests(t *testing.T) {
 	switch runtime.GOOS {
 	case "js", "wasip1", "ios", "android":
 		t.Skipf("no child processes on %s", runtime.GOOS)
-	}
-}
-
-// startStoreChild runs TestCrashChild in a new process and returns its
-// stdout lines.
-func startStoreChild(t *testing.T, mode, path string, round int) (*exec.Cmd, *bufio.Scanner) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), storeChildEnv+"="+mode, storePathEnv+"="+path, fmt.Sprintf("%s=%d", storeRoundEnv, round))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	return cmd, bufio.NewScanner(out)
-}
-
-// TestStoreCrash: a child saving pages with four workers is killed with
-// SIGKILL; the store opens afterwards, passes bbolt's consistency check
-// and holds every page whose save the child reported, with its body.
-// Three rounds on one file: each child starts from a store a killed
-// child left.
-func TestStoreCrash(t *testing.T) {
-	skipProcessTests(t)
-	path := filepath.Join(t.TempDir(), "crash.db")
-	var reported []string
-	for round := range 3 {
-		cmd, lines := startStoreChild(t, "save", path, round)
-		n := 0
-		for n < crashLinesRead && lines.Scan() {
-			line := lines.Text()
-			url, ok := strings.CutPrefix(line, "saved ")
-			if !ok {
-				t.Fatalf("child: %s", line)
-			}
-			reported = append(reported, url)
-			n++
-		}
-		if n < crashLinesRead {
-			t.Fatalf("round %d: child stopped after %d saves: %v", round, n, lines.Err())
-		}
-		// Kill it (SIGKILL on Unix) somewhere in a save.
-		time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		// What it printed between our last read and its death counts
-		// too; Wait closes the pipe, so read first.
-		for lines.Scan() {
-			if url, ok := strings.CutPrefix(lines.Text(), "saved "); ok {
-				reported = append(reported, url)
-			}
-		}
-		var exit *exec.ExitError
-		if err := cmd.Wait(); !errors.As(err, &exit) {
-			t.Fatalf("round %d: child ended with %v, want killed", round, err)
-		}
-
-		checkBolt(t, path)
-		s, err := polite.OpenStore(path)
-		if err != nil {
-			t.Fatalf("round %d: the store does not open after the kill: %v", round, err)
-		}
-		for _, url := range reported {
-			p, ok, err := s.LoadPage(url)
-			if err != nil || !ok {
-				t.Fatalf("round %d: %s reported saved, LoadPage = %v, %v", round, url, ok, err)
-			}
-			if !bytes.Equal(p.Body, crashBody(url)) || p.Status != 200 {
-				t.Fatalf("round %d: %s: status %d, body of %d bytes", round, url, p.Status, len(p.Body))
-			}
-		}
-		rs, err := s.Refusals()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("round %d: %d pages reported saved so far, all there; %d refusals", round, len(reported), len(rs))
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -1323,47 +739,4 @@ func checkBolt(t *testing.T, path string) {
 	if err != nil {
 		t.Fatalf("bbolt check: %v", err)
 	}
-}
-
-// TestStoreLockedByProcess: while a child process holds the store,
-// OpenStore returns ErrStoreLocked within about a second, not a hang;
-// once the child is gone, the store opens.
-func TestStoreLockedByProcess(t *testing.T) {
-	skipProcessTests(t)
-	path := filepath.Join(t.TempDir(), "held.db")
-	s, err := polite.OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustSave(t, s, testPage("https://example.org/", 0))
-	s.Close()
-
-	cmd, lines := startStoreChild(t, "hold", path, 0)
-	if !lines.Scan() || lines.Text() != "ready" {
-		t.Fatalf("child: %q %v", lines.Text(), lines.Err())
-	}
-	before, _ := os.ReadFile(path)
-	start := time.Now()
-	s, err = polite.OpenStore(path)
-	elapsed := time.Since(start)
-	if err == nil {
-		s.Close()
-		t.Fatal("opened a store another process holds")
-	}
-	if !errors.Is(err, polite.ErrStoreLocked) || !errors.Is(err, polite.ErrStore) {
-		t.Fatalf("err = %v, want ErrStoreLocked", err)
-	}
-	t.Logf("%v after %v", err, elapsed.Round(time.Millisecond))
-	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
-		t.Fatal("the file changed")
-	}
-
-	cmd.Process.Kill()
-	cmd.Wait()
-	s, err = polite.OpenStore(path)
-	if err != nil {
-		t.Fatalf("after the child is gone: %v", err)
-	}
-	mustLoad(t, s, "https://example.org/")
-	s.Close()
 }

@@ -2,9 +2,12 @@ package storage
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -279,4 +282,245 @@ func FuzzStoreRecords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStoreReopen: everything saved is there after Close and Open, and a
+// reopened store goes on adding versions and refusals after the old ones.
+func TestStoreReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []Page
+	for i := range 40 {
+		p := pageVersion(fmt.Sprintf("https://example.org/%d", i%10), i)
+		pages = append(pages, p)
+		mustSave(t, s, p)
+	}
+	r := Robots{Origin: "https://example.org:443", Status: 200, Body: []byte("User-agent: *\nCrawl-delay: 5\n"), Header: map[string][]string{"Etag": {`"r1"`}}, Fetched: when(0)}
+	if err := s.SaveRobots(r); err != nil {
+		t.Fatal(err)
+	}
+	ref := Refusal{Host: "example.org", URL: "https://example.org/x", Status: 403, Kind: "refused", Evidence: "403", At: when(1)}
+	if err := s.AddRefusal(ref); err != nil {
+		t.Fatal(err)
+	}
+	host := Host{Host: "example.org", Stops: 3, CoolOffUntil: when(24), LastReason: "refused"}
+	if err := s.SaveHost(host); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for u := range 10 {
+		url := fmt.Sprintf("https://example.org/%d", u)
+		h := mustHistory(t, s, url)
+		if len(h) != 4 {
+			t.Fatalf("%s: %d versions after reopening, want 4", url, len(h))
+		}
+		for v := range h {
+			samePage(t, h[v], pages[v*10+u])
+		}
+		samePage(t, mustLoad(t, s, url), pages[30+u])
+	}
+	gotR, ok, err := s.LoadRobots(r.Origin)
+	if err != nil || !ok || !bytes.Equal(gotR.Body, r.Body) || etag(gotR.Header) != `"r1"` || !gotR.Fetched.Equal(r.Fetched) {
+		t.Fatalf("robots after reopening: %#v, %v, %v", gotR, ok, err)
+	}
+	ref.At = ref.At.UTC()
+	if rs, err := s.Refusals(); err != nil || len(rs) != 1 || rs[0] != ref {
+		t.Fatalf("refusals after reopening: %#v, %v", rs, err)
+	}
+	host.CoolOffUntil = host.CoolOffUntil.UTC()
+	if h, ok, err := s.LoadHost("example.org"); err != nil || !ok || h != host {
+		t.Fatalf("host after reopening: %#v, %v, %v", h, ok, err)
+	}
+
+	// It goes on after the old records.
+	next := pageVersion("https://example.org/0", 99)
+	mustSave(t, s, next)
+	if h := mustHistory(t, s, next.URL); len(h) != 5 {
+		t.Fatalf("%d versions, want 5", len(h))
+	} else {
+		samePage(t, h[4], next)
+	}
+	if err := s.AddRefusal(Refusal{Host: "second"}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := s.Refusals(); len(rs) != 2 || rs[1].Host != "second" {
+		t.Fatalf("refusals after adding one: %#v", rs)
+	}
+}
+
+// TestOpenCreates: a missing path and an empty file become stores.
+func TestOpenCreates(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "new.db"), empty} {
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		mustSave(t, s, pageVersion("https://example.org/", 0))
+		s.Close()
+		s, err = Open(path, Options{})
+		if err != nil {
+			t.Fatalf("%s reopened: %v", path, err)
+		}
+		mustLoad(t, s, "https://example.org/")
+		s.Close()
+	}
+	if _, err := Open(filepath.Join(dir, "no-such-dir", "x.db"), Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a path in a missing directory: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestOpenRejects: files that are not stores, or damaged ones, are a
+// clear error and stay byte for byte as they were.
+func TestOpenRejects(t *testing.T) {
+	dir := t.TempDir()
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		r := rand.NewChaCha8([32]byte{byte(n)})
+		r.Read(b)
+		return b
+	}
+	// A real store with some data, to damage.
+	good := filepath.Join(dir, "good.db")
+	s, err := Open(good, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		p := pageVersion(fmt.Sprintf("https://example.org/%d", i), i)
+		p.Body = random(20_000 + i)
+		mustSave(t, s, p)
+	}
+	s.Close()
+	goodBytes, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := os.Getpagesize()
+
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := bbolt.Open(foreign, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bbolt.Tx) error {
+		b, _ := tx.CreateBucket([]byte("widgets"))
+		return b.Put([]byte("k"), []byte("v"))
+	})
+	db.Close()
+
+	newer := filepath.Join(dir, "newer.db")
+	os.WriteFile(newer, goodBytes, 0o600)
+	db, err = bbolt.Open(newer, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{2}) })
+	db.Close()
+
+	damage := func(name string, f func(b []byte) []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, f(bytes.Clone(goodBytes)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := []struct {
+		name, path string
+		is         error
+		want       string // in the error message
+	}{
+		{"text file", damage("text.txt", func([]byte) []byte { return []byte("hello, this is not a database\n") }), ErrNotStore, "not a polite store"},
+		{"random 100 bytes", damage("r100", func([]byte) []byte { return random(100) }), ErrNotStore, "not a polite store"},
+		{"random one page", damage("r1p", func([]byte) []byte { return random(pageSize) }), ErrNotStore, "not a polite store"},
+		{"random 64 KiB", damage("r64k", func([]byte) []byte { return random(64 << 10) }), ErrNotStore, "not a polite store"},
+		{"foreign bbolt", foreign, ErrNotStore, "without polite's meta bucket"},
+		{"newer format", newer, ErrFormat, "format 2"},
+		{"meta pages overwritten", damage("meta", func(b []byte) []byte { copy(b, random(2*pageSize)); return b }), ErrNotStore, "not a polite store"},
+		{"meta checksum", damage("sum", func(b []byte) []byte { b[60]++; b[pageSize+60]++; return b }), ErrCorrupt, "checksum"},
+		{"truncated", damage("trunc", func(b []byte) []byte { return b[:len(b)/2] }), ErrCorrupt, "truncated"},
+		{"truncated to two pages", damage("trunc2", func(b []byte) []byte { return b[:2*pageSize] }), ErrCorrupt, "damaged"},
+		{"data pages overwritten", damage("data", func(b []byte) []byte { copy(b[2*pageSize:], random(len(b)-2*pageSize)); return b }), ErrCorrupt, "damaged"},
+		{"directory", dir, ErrNotStore, "directory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var before []byte
+			if c.path != dir {
+				before, err = os.ReadFile(c.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := Open(c.path, Options{})
+			if err == nil {
+				s.Close()
+				t.Fatal("Open accepted it")
+			}
+			if !errors.Is(err, c.is) || errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v; want %v saying %q", err, c.is, c.want)
+			}
+			t.Log(err)
+			if c.path != dir {
+				after, err := os.ReadFile(c.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sha256.Sum256(after) != sha256.Sum256(before) || len(after) != len(before) {
+					t.Fatalf("the file changed: %d bytes before, %d after", len(before), len(after))
+				}
+			}
+			// A second attempt says the same: nothing was left held.
+			if _, err2 := Open(c.path, Options{}); err2 == nil || errors.Is(err2, ErrLocked) {
+				t.Errorf("second attempt: %v", err2)
+			}
+		})
+	}
+	// The undamaged original still opens.
+	s, err = Open(good, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
+
+// TestOpenLockedInProcess: a second Open of a file already open returns
+// ErrLocked, not a hang (go test's -timeout would say).
+func TestOpenLockedInProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s2, err := Open(path, Options{})
+	if err == nil {
+		s2.Close()
+		t.Fatal("opened twice")
+	}
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("err = %v, want ErrLocked", err)
+	}
+	t.Log(err)
+	s.Close()
+	s2, err = Open(path, Options{})
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	s2.Close()
 }
