@@ -34,7 +34,7 @@ var (
 var (
 	ErrRateLimited      = errors.New("polite: rate limited")                    // a 429 (R2.4, R2.5)
 	ErrServerFailure    = errors.New("polite: server failure")                  // a 5xx (R2.5)
-	ErrFailures         = schedule.ErrFailures                                  // cause: five failures in a row (R3.2)
+	ErrFailuresInARow   = schedule.ErrFailuresInARow                            // cause: five failures in a row (R3.2)
 	ErrCoolingOff       = schedule.ErrCoolingOff                                // cause: stopped in an earlier run, its cool-off not over (R3.3)
 	ErrStoppedElsewhere = errors.New("polite: host stopped by another process") // cause: stopped by a process sharing the Coordinator (R3)
 	// ErrCertificate is the cause when the host's TLS certificate does not
@@ -90,7 +90,7 @@ func (e *RefusalError) Error() string {
 
 // StoppedError is the error of every URL of a stopped host after the one
 // that stopped it (R3.1, R3.2); Cause is that first refusal or failure, or
-// ErrFailures, ErrCoolingOff, ErrStoppedElsewhere or ErrCertificate.
+// ErrFailuresInARow, ErrCoolingOff, ErrStoppedElsewhere or ErrCertificate.
 type StoppedError struct {
 	Host  string
 	Cause error

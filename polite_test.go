@@ -383,7 +383,7 @@ func TestDNSFailingFiveTimesStopsTheHost(t *testing.T) {
 	r.start(polite.Config{AllowPrivateNetworks: true, Resolver: res})
 	r.add(r.pages(h, 2)...)
 	for u, got := range r.results(2) {
-		if !isA[*polite.StoppedError](got.Err) || !errors.Is(got.Err, polite.ErrFailures) {
+		if !isA[*polite.StoppedError](got.Err) || !errors.Is(got.Err, polite.ErrFailuresInARow) {
 			t.Errorf("%s: %v", u, got.Err)
 		}
 	}
@@ -1013,7 +1013,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		r.start(polite.Config{})
 		u := r.url(host, "/a")
 		r.add(u)
-		checkErrorText(t, u, r.results(1)[u].Err, (*polite.StoppedError)(nil), polite.ErrFailures, polite.ErrIncompleteBody)
+		checkErrorText(t, u, r.results(1)[u].Err, (*polite.StoppedError)(nil), polite.ErrFailuresInARow, polite.ErrIncompleteBody)
 	})
 	t.Run("pages cut until the host stops", func(t *testing.T) {
 		r := newFarmRig(t)
@@ -1028,7 +1028,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 			checkErrorText(t, u, res[u].Err, polite.ErrIncompleteBody)
 			if isA[*polite.StoppedError](res[u].Err) {
 				stopped++
-				checkErrorText(t, u, res[u].Err, polite.ErrFailures)
+				checkErrorText(t, u, res[u].Err, polite.ErrFailuresInARow)
 			}
 		}
 		if stopped == 0 {
@@ -1054,7 +1054,7 @@ func TestErrorTextNamesThePackageOnce(t *testing.T) {
 		r.add(urls...)
 		got := r.results(len(urls))
 		for _, u := range urls {
-			checkErrorText(t, u, got[u].Err, (*polite.StoppedError)(nil), polite.ErrFailures, polite.ErrUnresolved)
+			checkErrorText(t, u, got[u].Err, (*polite.StoppedError)(nil), polite.ErrFailuresInARow, polite.ErrUnresolved)
 		}
 	})
 	t.Run("cooling off after a 403 in an earlier run", func(t *testing.T) {

@@ -346,8 +346,8 @@ func TestFiveFailuresStopTheHost(t *testing.T) {
 		if i < polite.FailuresToStop && !errors.Is(err, polite.ErrServerFailure) {
 			t.Errorf("%s: %v, want ErrServerFailure", u, err)
 		}
-		if i >= polite.FailuresToStop && (!isA[*polite.StoppedError](err) || !errors.Is(err, polite.ErrFailures)) {
-			t.Errorf("%s: %v, want a *StoppedError caused by ErrFailures", u, err)
+		if i >= polite.FailuresToStop && (!isA[*polite.StoppedError](err) || !errors.Is(err, polite.ErrFailuresInARow)) {
+			t.Errorf("%s: %v, want a *StoppedError caused by ErrFailuresInARow", u, err)
 		}
 	}
 	later := r.farm.URL(h, "/later")
@@ -519,7 +519,7 @@ func TestPastRetryAfterBacksOff(t *testing.T) {
 	u := r.url(host, "/a")
 	r.add(u)
 	res := r.results(1)[u]
-	if res.Status != http.StatusServiceUnavailable || errors.Is(res.Err, polite.ErrFailures) || res.Attempts != n {
+	if res.Status != http.StatusServiceUnavailable || errors.Is(res.Err, polite.ErrFailuresInARow) || res.Attempts != n {
 		t.Errorf("%s: status %d, %d attempts, %v; want the 503 itself after %d", u, res.Status, res.Attempts, res.Err, n)
 	}
 	if res.Verdict.HasRetryAfter {
@@ -669,7 +669,7 @@ func TestRobotsTxtWhoseBodyFailsIsAFailure(t *testing.T) {
 			u := r.url(host, "/a")
 			r.add(u)
 			res := r.results(1)[u]
-			if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrFailures) ||
+			if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrFailuresInARow) ||
 				!errors.Is(res.Err, polite.ErrIncompleteBody) {
 				t.Errorf("page: %v; want the host stopped by five incomplete robots.txt bodies", res.Err)
 			}

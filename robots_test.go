@@ -114,7 +114,7 @@ func TestRobotsFailingFiveTimesStopsTheHost(t *testing.T) {
 	urls := r.pages(h, 2)
 	r.add(urls...)
 	for u, res := range r.results(2) {
-		if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrFailures) {
+		if !isA[*polite.StoppedError](res.Err) || !errors.Is(res.Err, polite.ErrFailuresInARow) {
 			t.Errorf("%s: %v", u, res.Err)
 		}
 	}

@@ -1042,7 +1042,7 @@ func TestUnreachableOriginHoldsNotItsHost(t *testing.T) {
 					t.Errorf("%s: %s; want it fetched", u, outcome(res[u]))
 				}
 			}
-			if err := res[unreachable].Err; !errors.Is(err, polite.ErrFailures) || !isA[*polite.StoppedError](err) {
+			if err := res[unreachable].Err; !errors.Is(err, polite.ErrFailuresInARow) || !isA[*polite.StoppedError](err) {
 				t.Errorf("%s: %v; want the host stopped by five failures in a row", unreachable, err)
 			}
 			vs := r.farm.Audit().VisitsTo(host)

@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// ScriptShellText is the most visible text, in characters, a page may
+// ScriptShellMaxText is the most visible text, in characters, a page may
 // have and still look empty without JavaScript (ScriptShell).
-const ScriptShellText = 200
+const ScriptShellMaxText = 200
 
 // ScriptShell is why a page looks empty until a script runs: little visible
 // text, with an empty mount point or a <noscript> asking for JavaScript. A
@@ -47,5 +47,5 @@ func (r *Result) ScriptShell() (ScriptShell, bool) {
 		return ScriptShell{}, false
 	}
 	s := ScriptShell{Mount: p.Shell.Mount, Noscript: p.Shell.Noscript, Text: utf8.RuneCountInString(p.Text)}
-	return s, s.Text <= ScriptShellText && (s.Mount != "" || s.Noscript)
+	return s, s.Text <= ScriptShellMaxText && (s.Mount != "" || s.Noscript)
 }

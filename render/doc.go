@@ -12,7 +12,7 @@
 // Config.Types holds [Types], so that scripts and JSON are read as well as
 // HTML. Fetch a page as usual, and render it when its Result's
 // ScriptShell method says it is a script shell (polite.ScriptShell): at most
-// polite.ScriptShellText characters of visible text, with an empty mount
+// polite.ScriptShellMaxText characters of visible text, with an empty mount
 // point such as #root, #__next or <app-root>, or a <noscript> asking for
 // JavaScript.
 //

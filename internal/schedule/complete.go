@@ -144,7 +144,7 @@ func (s *Scheduler) completed(c *Completion) {
 	case c.Untrusted:
 		s.stop(h, fmt.Errorf("%w: %s: %w", ErrCertificate, h.name, Nested(c.Err)), c.End)
 	case h.failures >= s.cfg.FailuresToStop:
-		s.stop(h, fmt.Errorf("%w: %d, the last: %w", ErrFailures, h.failures, Nested(c.Err)), c.End)
+		s.stop(h, fmt.Errorf("%w: %d, the last: %w", ErrFailuresInARow, h.failures, Nested(c.Err)), c.End)
 	}
 	if !b.parkedUntil.IsZero() && b.parkedUntil.After(c.End) {
 		s.park(b, c.End)

@@ -17,8 +17,8 @@ var (
 	ErrTooManyRedirects = errors.New("polite: too many redirects")
 	// ErrRedirectLoop: a redirect back to a URL of its own chain (R8.3).
 	ErrRedirectLoop = errors.New("polite: redirect loop")
-	// ErrFailures: failures in a row stopped the host (R3.2).
-	ErrFailures = errors.New("polite: failures in a row")
+	// ErrFailuresInARow: failures in a row stopped the host (R3.2).
+	ErrFailuresInARow = errors.New("polite: failures in a row")
 	// ErrCertificate: the host's TLS certificate did not verify.
 	ErrCertificate = errors.New("polite: certificate not trusted")
 	// ErrCoolingOff: the host is cooling off after an earlier run's stop (R3.3).

@@ -12,13 +12,13 @@ import (
 // keeps what errors.Is sees, and leaves other errors as they are, so a
 // net.Error nested in a url.Error still says it timed out.
 func TestNested(t *testing.T) {
-	inner := fmt.Errorf("%w: 3 of 9 bytes", ErrFailures)
+	inner := fmt.Errorf("%w: 3 of 9 bytes", ErrFailuresInARow)
 	n := Nested(inner)
 	if got, want := n.Error(), "failures in a row: 3 of 9 bytes"; got != want {
 		t.Errorf("Nested(%q) reads %q, want %q", inner, got, want)
 	}
-	if !errors.Is(n, ErrFailures) || !errors.Is(fmt.Errorf("%w: %w", ErrCertificate, n), ErrFailures) {
-		t.Error("errors.Is no longer finds ErrFailures")
+	if !errors.Is(n, ErrFailuresInARow) || !errors.Is(fmt.Errorf("%w: %w", ErrCertificate, n), ErrFailuresInARow) {
+		t.Error("errors.Is no longer finds ErrFailuresInARow")
 	}
 	var timeout net.Error = &net.DNSError{Err: "i/o timeout", IsTimeout: true}
 	if got := Nested(timeout); got != timeout {

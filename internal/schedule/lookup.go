@@ -51,7 +51,7 @@ func (s *Scheduler) lookupFailed(h *host, err error, now time.Time) bool {
 	}
 	h.lookupFailures++
 	if h.lookupFailures >= s.cfg.FailuresToStop {
-		h.err = s.root.Stopped(h.name, fmt.Errorf("%w: %d lookups, the last: %w", ErrFailures, h.lookupFailures, Nested(err)))
+		h.err = s.root.Stopped(h.name, fmt.Errorf("%w: %d lookups, the last: %w", ErrFailuresInARow, h.lookupFailures, Nested(err)))
 		s.cfg.Logger.Warn("polite: lookups failing; host stopped for the run", "host", h.name, "failures", h.lookupFailures, "err", err, "time", now)
 		return false
 	}
