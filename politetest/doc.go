@@ -96,7 +96,8 @@
 //
 // # Examples
 //
-// The package's examples show each part at work: the whole loop with a
+// The package's examples (example_test.go, example_more_test.go; go doc
+// does not print them) show each part at work: the whole loop with a
 // Fetcher, a Site scripted path by path, a Report catching a client that
 // does not rest, shared addresses
 // (Farm.NewAddr), TLS (Cert), the trap site (Farm.AddTrapSite), a farm of

@@ -20,7 +20,7 @@ const (
 )
 
 // BackoffAfter is the wait after the n-th failure in a row (n ≥ 1) without
-// Retry-After (R2.5): base·2^(n−1), capped, then jittered into its upper
+// Retry-After (R2.5): 10 s·2^(n−1), capped, then jittered into its upper
 // half, [d/2, d], so that hosts failing together do not return together,
 // and the wait still grows with n. u is uniform in [0, 1).
 func BackoffAfter(n int, ceiling time.Duration, u float64) time.Duration {

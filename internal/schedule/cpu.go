@@ -119,7 +119,7 @@ const (
 )
 
 // countStart counts b's request, started now, in the current window,
-// and among its first requests if b had not started (pace.go).
+// and among its first requests if b had not started (firststarts.go).
 func (s *Scheduler) countStart(b *Budget) {
 	b.startedIn = s.window
 	s.started[s.window%startWindows]++

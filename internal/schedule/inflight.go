@@ -65,7 +65,7 @@ func (s *Scheduler) need() float64 {
 
 // roomToFetch reports whether b's request may start: fewer are in flight
 // than MaxInFlight and the CPU's ceiling, and a budget yet to start is
-// not paced (pace.go). A request the ceiling holds back is noted, and
+// not paced (firststarts.go). A request the ceiling holds back is noted, and
 // whether its budget has started, for the ceiling to grow (heedCPU).
 func (s *Scheduler) roomToFetch(b *Budget) bool {
 	s.heedCPU()

@@ -109,7 +109,10 @@ type event struct {
 // a goroutine of its own (Root.Start) while MaxInFlight and the CPU's
 // ceiling have room (inflight.go, cpu.go). A goroutine that ends a job
 // reports it itself (Report), under mu, and takes the next job due at once
-// or ends. No goroutine per host or URL waiting, and no polling.
+// or ends. Report is where a response is acted on (complete.go): its rest,
+// from internal/pacing's RestAfter and BackoffAfter, re-arms the budget,
+// and a refusal, failures in a row or a far Retry-After stop or park it
+// (stop.go). No goroutine per host or URL waiting, and no polling.
 //
 // Locks, always taken in this order: mu, which guards all scheduling
 // state; the root's Add lock (Root.HoldAdds, taken under mu only to forget
@@ -148,7 +151,7 @@ type Scheduler struct {
 	quiet int
 	// firstStarts counts the first requests of budgets started in the
 	// gauge's current window, and meanDuration is the requests' mean
-	// duration, that paces them (pace.go).
+	// duration, that paces them (firststarts.go).
 	firstStarts  int
 	meanDuration time.Duration
 	// cpuTimed: the dispatcher's CPU timer runs, to heed the gauge's
