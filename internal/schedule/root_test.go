@@ -430,3 +430,6 @@ func TestRigAnswersAPage(t *testing.T) {
 		t.Errorf("jobs out after the last answer: %v", got)
 	}
 }
+
+// clockAt is the time d after the rig's clock started.
+func clockAt(d time.Duration) time.Time { return clock.Epoch.Add(d) }
