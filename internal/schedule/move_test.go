@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"errors"
 	"net/netip"
 	"testing"
 	"time"
@@ -106,5 +107,38 @@ func TestRoundRobinOrderIsNoMove(t *testing.T) {
 	}
 	if r.freshTransports() != fresh {
 		t.Error("a fresh transport for a host that did not move")
+	}
+}
+
+// R2.4, R1.1: a lookup does not move a host out of its address's park:
+// the URLs added meanwhile come back parked, no further lookup is made
+// before the park ends, and the first robots.txt after it looks the host
+// up again and goes to the new address.
+func TestParkedHostDoesNotMove(t *testing.T) {
+	r := settledMover(t)
+	r.add(mover + "/r")
+	c := r.answer(r.dueAt(mover+"/r", clockAt(2*rigFloor)), reply{Status: 503, Failed: true, RetryAfter: 48 * time.Hour})
+	until := c.End.Add(48 * time.Hour)
+	r.clk.Set(clockAt(25 * time.Hour))
+	r.add(mover + "/c") // robots.txt due again: the host is looked up
+	r.resolve(r.take("lookup mover.test"), newAddr.String())
+	r.add(mover + "/d")
+	for _, p := range []string{"/c", "/d"} {
+		var parked *parkedErr
+		if e := r.result(mover + p); !errors.As(e.Err, &parked) || !parked.until.Equal(until) {
+			t.Errorf("%s: %v, want parked until %v", p, e.Err, until)
+		}
+	}
+	if a, _ := r.addr("mover.test"); a != oldAddr {
+		t.Errorf("moved to %v out of the park", a)
+	}
+	if got := r.out(); len(got) != 0 {
+		t.Fatalf("out while parked: %v", got)
+	}
+	r.clk.Set(until.Add(time.Minute))
+	r.add(mover + "/e")
+	r.resolve(r.take("lookup mover.test"), newAddr.String())
+	if j := r.take(mover + "/robots.txt"); j.Budget().Addr() != newAddr {
+		t.Errorf("robots.txt after the park asked at %v, want %v", j.Budget().Addr(), newAddr)
 	}
 }
