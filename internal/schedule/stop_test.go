@@ -12,7 +12,7 @@ func (r *rig) wantStopped(u string) {
 	r.t.Helper()
 	e := r.result(u)
 	var stopped *stoppedErr
-	if !errors.As(e.Err, &stopped) || !errors.Is(e.Err, ErrFailures) || e.Response != nil {
+	if !errors.As(e.Err, &stopped) || !errors.Is(e.Err, ErrFailuresInARow) || e.Response != nil {
 		r.t.Errorf("%s: %v, want the host stopped for failures in a row, with no request", u, e.Err)
 	}
 }
@@ -38,7 +38,7 @@ func TestFailuresInARowStopTheHost(t *testing.T) {
 	}
 	r.root.mu.Lock()
 	defer r.root.mu.Unlock()
-	if cause := r.root.stops["192.0.2.1"]; !errors.Is(cause, ErrFailures) {
+	if cause := r.root.stops["192.0.2.1"]; !errors.Is(cause, ErrFailuresInARow) {
 		t.Errorf("the stop logged: %v, want failures in a row", cause)
 	}
 }
