@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/politecrawler/polite"
+	"github.com/politecrawler/polite/internal/storage"
 	"github.com/politecrawler/polite/politetest"
-	"go.etcd.io/bbolt"
 )
 
 // The store's own mechanics (the bbolt file, crashes, locks, copies, the
@@ -367,7 +367,9 @@ func TestFetchCrash(t *testing.T) {
 	if len(delivered) < 300 {
 		t.Fatalf("the child delivered only %d results before it stopped", len(delivered))
 	}
-	checkBolt(t, path)
+	if err := storage.Check(path); err != nil {
+		t.Fatalf("bbolt check: %v", err)
+	}
 	st := openTestStore(t, path)
 	defer st.Close()
 	for _, u := range delivered {
@@ -718,25 +720,5 @@ func skipProcessTests(t *testing.T) {
 	switch runtime.GOOS {
 	case "js", "wasip1", "ios", "android":
 		t.Skipf("no child processes on %s", runtime.GOOS)
-	}
-}
-
-// checkBolt runs bbolt's own consistency check over the file.
-func checkBolt(t *testing.T, path string) {
-	t.Helper()
-	db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
-	if err != nil {
-		t.Fatalf("bbolt cannot open the file: %v", err)
-	}
-	defer db.Close()
-	err = db.View(func(tx *bbolt.Tx) error {
-		var errs []error
-		for err := range tx.Check() {
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
-	})
-	if err != nil {
-		t.Fatalf("bbolt check: %v", err)
 	}
 }

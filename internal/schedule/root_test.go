@@ -269,11 +269,7 @@ func (r *rig) out() []string {
 	r.settle()
 	r.root.mu.Lock()
 	defer r.root.mu.Unlock()
-	names := make([]string, len(r.root.jobs))
-	for i, j := range r.root.jobs {
-		names[i] = name(j)
-	}
-	return names
+	return r.namesLocked()
 }
 
 // isOut reports whether a job for what is out.
@@ -300,6 +296,7 @@ func (r *rig) take(what string) Job {
 	return Job{}
 }
 
+// namesLocked lists the jobs out; the root's lock is held.
 func (r *rig) namesLocked() []string {
 	names := make([]string, len(r.root.jobs))
 	for i, j := range r.root.jobs {
@@ -394,11 +391,10 @@ func (r *rig) fetch(what string, rp reply) *Completion {
 // result is the one answer delivered for a URL; the test fails without one.
 func (r *rig) result(u string) End {
 	r.t.Helper()
-	r.settle()
-	r.root.mu.Lock()
-	defer r.root.mu.Unlock()
-	e, ok := r.root.delivered[u]
+	e, ok := r.answerFor(u)
 	if !ok {
+		r.root.mu.Lock()
+		defer r.root.mu.Unlock()
 		r.t.Fatalf("%s: no result (delivered: %v)", u, r.root.order)
 	}
 	return e
@@ -407,11 +403,19 @@ func (r *rig) result(u string) End {
 // delivered reports whether a URL has its answer.
 func (r *rig) delivered(u string) bool {
 	r.t.Helper()
+	_, ok := r.answerFor(u)
+	return ok
+}
+
+// answerFor is the answer delivered for a URL, once the dispatcher has
+// settled.
+func (r *rig) answerFor(u string) (End, bool) {
+	r.t.Helper()
 	r.settle()
 	r.root.mu.Lock()
 	defer r.root.mu.Unlock()
-	_, ok := r.root.delivered[u]
-	return ok
+	e, ok := r.root.delivered[u]
+	return e, ok
 }
 
 // TestRigAnswersAPage shows the harness itself: a URL of an IP literal

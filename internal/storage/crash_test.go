@@ -14,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"go.etcd.io/bbolt"
 )
 
 // The process tests re-run this test binary as a child that works on a
@@ -154,7 +152,9 @@ func TestStoreCrash(t *testing.T) {
 			t.Fatalf("round %d: child ended with %v, want killed", round, err)
 		}
 
-		checkBolt(t, path)
+		if err := Check(path); err != nil {
+			t.Fatalf("bbolt check: %v", err)
+		}
 		s, err := Open(path, Options{})
 		if err != nil {
 			t.Fatalf("round %d: the store does not open after the kill: %v", round, err)
@@ -176,26 +176,6 @@ func TestStoreCrash(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// checkBolt runs bbolt's own consistency check over the file.
-func checkBolt(t *testing.T, path string) {
-	t.Helper()
-	db, err := bbolt.Open(path, 0, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
-	if err != nil {
-		t.Fatalf("bbolt cannot open the file: %v", err)
-	}
-	defer db.Close()
-	err = db.View(func(tx *bbolt.Tx) error {
-		var errs []error
-		for err := range tx.Check() {
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
-	})
-	if err != nil {
-		t.Fatalf("bbolt check: %v", err)
 	}
 }
 
