@@ -299,8 +299,8 @@ func (f *Fetcher) request(t *schedule.Task, b *schedule.Budget, tr *http.Transpo
 func (f *Fetcher) readPage(t *schedule.Task, c *completion, u *url.URL, header http.Header, body []byte) {
 	var page htmlpass.Page
 	if mt, _ := f.set.types.allows(typeOf(header, body)); mt == "text/html" || mt == "application/xhtml+xml" {
-		c.page = newLazyPage(body, u)
-		if htmlpass.MayHaveMeta(body) {
+		c.page = newLazyPage(body, header.Get("Content-Type"), u)
+		if htmlpass.MayHaveMeta(body, header.Get("Content-Type")) {
 			page = *c.page.get()
 		}
 	}

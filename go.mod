@@ -10,6 +10,7 @@ require (
 	github.com/temoto/robotstxt v1.1.2
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/net v0.62.0
+	golang.org/x/text v0.43.0
 	golang.org/x/time v0.16.0
 )
 
@@ -22,5 +23,4 @@ require (
 	github.com/nlnwa/whatwg-url v0.6.2 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 )

@@ -177,14 +177,15 @@ func (q *resultQueue) take() (r *Result, ok, closed bool) {
 // caller asks, through Result.Links or Result.TextForAI. A caller that
 // only keeps the bodies of such pages pays for no pass.
 type lazyPage struct {
-	once sync.Once
-	body []byte   // the page's bytes, until the pass
-	url  *url.URL // what relative links resolve against
-	page htmlpass.Page
+	once        sync.Once
+	body        []byte   // the page's bytes, until the pass
+	contentType string   // its Content-Type, which may name its charset
+	url         *url.URL // what relative links resolve against
+	page        htmlpass.Page
 }
 
-func newLazyPage(body []byte, u *url.URL) *lazyPage {
-	return &lazyPage{body: body, url: u}
+func newLazyPage(body []byte, contentType string, u *url.URL) *lazyPage {
+	return &lazyPage{body: body, contentType: contentType, url: u}
 }
 
 // get makes the pass once and returns it; nil for no page. It is safe
@@ -194,10 +195,54 @@ func (p *lazyPage) get() *htmlpass.Page {
 		return nil
 	}
 	p.once.Do(func() {
-		p.page = htmlpass.Parse(p.body, p.url)
+		p.page = htmlpass.Parse(p.body, p.contentType, p.url)
 		p.body, p.url = nil, nil
 	})
 	return &p.page
+}
+
+// Charset is the character encoding a page was read in, and where it was
+// found, as the HTML standard sniffs it (R8.4).
+type Charset struct {
+	// Name is the encoding's WHATWG name, lower case: "utf-8",
+	// "windows-1251", "shift_jis", "euc-jp", "gbk", "big5", "iso-8859-2",
+	// "windows-1252", "utf-16le", …
+	Name string
+	// Source is where it was found: "bom" (a byte order mark), "header"
+	// (the Content-Type charset), "meta" (a <meta charset> or http-equiv
+	// in the first 1024 bytes), "detected" (none declared, and the bytes
+	// are valid UTF-8) or "default" (windows-1252, as browsers read an
+	// undeclared page).
+	Source string
+}
+
+// Charset returns the encoding the page was read in; the zero Charset
+// without an HTML page. The page may be read from Body when first asked.
+func (r *Result) Charset() Charset {
+	if p := r.page.get(); p != nil {
+		return Charset(p.Charset)
+	}
+	return Charset{}
+}
+
+// Title returns the text of the page's first <title>, decoded, white space
+// collapsed; "" without an HTML page or a title.
+func (r *Result) Title() string {
+	if p := r.page.get(); p != nil {
+		return p.Title
+	}
+	return ""
+}
+
+// HTML returns the page's markup decoded to UTF-8 as a browser decodes it
+// (see Charset): what Title, Links and TextForAI read. Body stays the
+// bytes as sent. "" without an HTML page.
+func (r *Result) HTML() string {
+	if r.page == nil {
+		return ""
+	}
+	text, _ := htmlpass.Decode(r.Body, r.page.contentType)
+	return string(text)
 }
 
 // Link is a link found on a page.
@@ -243,13 +288,14 @@ func (r *Result) TextForAI() (string, error) {
 	if p := r.page.get(); p != nil {
 		page = *p
 	}
-	return aiText(r.Body, r.Signals, page)
+	return aiText(r.Body, r.Header.Get("Content-Type"), r.Signals, page)
 }
 
 // aiText is TextForAI on its parts, through internal/signals' gate: the
-// signals decide first, then the text comes from page or from body.
-func aiText(body []byte, sig Signals, page htmlpass.Page) (string, error) {
-	text, because := signals.TextForAI(body, sig.set(), page)
+// signals decide first, then the text comes from page or from body, sent
+// with contentType.
+func aiText(body []byte, contentType string, sig Signals, page htmlpass.Page) (string, error) {
+	text, because := signals.TextForAI(body, contentType, sig.set(), page)
 	if because != nil {
 		return "", &AIInputRefusedError{Signal: Signal(*because)}
 	}

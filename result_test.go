@@ -82,7 +82,7 @@ func TestLinksNoFollow(t *testing.T) {
 func TestLinksReadOnceAcrossGoroutines(t *testing.T) {
 	body := []byte(`<p>Text</p><a href="/a">a</a><a href="/b" rel=nofollow>b</a>`)
 	u, _ := url.Parse("https://example.com/x")
-	r := &Result{Status: 200, Body: body, page: newLazyPage(body, u)}
+	r := &Result{Status: 200, Body: body, page: newLazyPage(body, "", u)}
 	want := []Link{{URL: "https://example.com/a"}, {URL: "https://example.com/b", NoFollow: true}}
 	var wg sync.WaitGroup
 	for range 8 {

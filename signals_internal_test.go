@@ -49,7 +49,7 @@ func parsePage(t testing.TB, body, pageURL string) *htmlpass.Page {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := htmlpass.Parse([]byte(body), u)
+	p := htmlpass.Parse([]byte(body), "", u)
 	return &p
 }
 
@@ -77,7 +77,7 @@ func TestSignalsPublicFace(t *testing.T) {
 			rules = ParseRobots([]byte(tt.robots))
 		}
 		u, _ := url.Parse("https://example.com/page")
-		in := signals.Read(rules.file(), testAgent, "https://example.com/page", tt.header, htmlpass.Parse([]byte(tt.html), u).Meta)
+		in := signals.Read(rules.file(), testAgent, "https://example.com/page", tt.header, htmlpass.Parse([]byte(tt.html), "", u).Meta)
 
 		if got, want := statements(pub.All), innerStatements(in.All); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: All %q, internal/signals read %q", tt.name, got, want)
@@ -215,7 +215,7 @@ func FuzzHTMLPass(f *testing.F) {
 		if err != nil {
 			u = nil
 		}
-		p := htmlpass.Parse(body, u)
+		p := htmlpass.Parse(body, "", u)
 		if !utf8.ValidString(p.Text) || len(p.Text) > htmlpass.MaxText || strings.TrimSpace(p.Text) != p.Text {
 			t.Errorf("Text breaks its promises: %q", p.Text)
 		}
@@ -241,11 +241,11 @@ func FuzzHTMLPass(f *testing.F) {
 		default:
 			t.Errorf("mount %q", p.Shell.Mount)
 		}
-		if !htmlpass.MayHaveMeta(body) && (len(p.Meta) != 0 || p.Refresh != "") {
+		if !htmlpass.MayHaveMeta(body, "") && (len(p.Meta) != 0 || p.Refresh != "") {
 			t.Errorf("MayHaveMeta false, the pass found %v %q", p.Meta, p.Refresh)
 		}
 		s := readSignals(nil, testAgent, pageURL, nil, p)
-		text, err := aiText(body, s, p)
+		text, err := aiText(body, "", s, p)
 		if ok, _ := s.AIInput(); ok != (err == nil) || ok && text != p.Text || !ok && text != "" {
 			t.Errorf("aiText = %q, %v with AIInput %v", text, err, ok)
 		}

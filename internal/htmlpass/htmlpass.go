@@ -10,8 +10,10 @@
 // bytes of text, MaxLinks links of at most MaxLinkBytes together, and
 // MaxMetaNames meta names. Its time is linear in the input.
 //
-// The page is read as UTF-8, which is what almost every page is: invalid
-// bytes in the text become U+FFFD, so Text is always valid UTF-8.
+// The page is read as a browser reads it (R8.4): its encoding is sniffed
+// as the HTML standard says (see Sniff) and its bytes decoded to UTF-8
+// before the pass, so Title, Text, Links and Meta are always valid UTF-8.
+// Most pages are UTF-8 already, and are read in place.
 package htmlpass
 
 import (
@@ -21,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/text/encoding"
 )
 
 // Bounds on what one pass reads and keeps.
@@ -78,6 +81,9 @@ type Page struct {
 	Base string
 	// Shell is what the page shows of being built by script.
 	Shell Shell
+	// Charset is the encoding the page was read in, and where it was
+	// found.
+	Charset Charset
 
 	// Read is how many bytes of the body were read; Truncated is set when
 	// the body was longer than MaxInput and the rest was not read.
@@ -98,38 +104,61 @@ type Link struct {
 	NoFollow bool
 }
 
-// Parse reads body, the HTML of the page at pageURL, in one bounded pass.
-// pageURL resolves relative links and may be nil, in which case only
-// absolute links (or those relative to an absolute <base href>) are kept.
-// Parse never fails: whatever cannot be read is skipped.
-func Parse(body []byte, pageURL *url.URL) Page {
+// Parse reads body, the HTML of the page at pageURL sent with the
+// Content-Type contentType ("" for none), in one bounded pass: it is
+// decoded as Sniff finds it encoded, then read. pageURL resolves relative
+// links and may be nil, in which case only absolute links (or those
+// relative to an absolute <base href>) are kept. Parse never fails:
+// whatever cannot be read is skipped.
+func Parse(body []byte, contentType string, pageURL *url.URL) Page {
+	truncated := len(body) > MaxInput
+	if truncated {
+		body = body[:MaxInput]
+	}
+	read := len(body)
+	enc, cs, bom := Sniff(body, contentType)
+	body = decode(body[bom:], enc, cs)
 	// The text is rarely longer than the markup it came from: one buffer
 	// of the body's size, up to a bound, spares the growing.
-	p := pass{base: pageURL, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
+	p := pass{base: pageURL, enc: enc, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
 	if pageURL != nil {
 		p.page.Base = pageURL.String()
 	}
 	p.run(body, false)
+	p.page.Read, p.page.Truncated, p.page.Charset = read, truncated, cs
 	p.page.Text = string(p.text.b)
 	p.page.TextTruncated = p.text.full
 	return p.page
 }
 
 // TextLen returns the length, in characters, of the readable text Parse
-// would find in body (see Page.Text), up to MaxText. It keeps nothing and
-// allocates little: a cheap measure of how much a page says, such as tells
-// a challenge shell from an article.
+// would find in body (see Page.Text), up to MaxText, reading it as UTF-8.
+// It keeps nothing and allocates little: a cheap measure of how much a
+// page says, such as tells a challenge shell from an article. (A page in
+// a legacy encoding has as many characters read so, give or take the
+// multi-byte ones, which is all a measure needs.)
 func TextLen(body []byte) int {
 	p := pass{text: textWriter{max: MaxText, countOnly: true}}
-	p.run(body, true)
+	p.run(body[:min(len(body), MaxInput)], true)
 	return p.text.n
 }
 
-// MayHaveMeta reports whether body has a "<meta", in any case, within
-// what Parse reads. When it has none, Parse finds no meta tag: its Meta is
-// empty and its Refresh "", for the Tokenizer reads a tag name as written,
-// lowering only ASCII letters. It costs a scan for '<' and no allocation.
-func MayHaveMeta(body []byte) bool {
+// MayHaveMeta reports whether body, sent with the Content-Type
+// contentType, may have a meta tag Parse would find: it has a "<meta", in
+// any case, within what Parse reads, or it is in UTF-16 (a BOM or the
+// header says so), which no byte scan can read. When it says no, Parse
+// finds no meta tag: its Meta is empty and its Refresh "", for the
+// Tokenizer reads a tag name as written, lowering only ASCII letters. It
+// costs a scan for '<' and no allocation.
+func MayHaveMeta(body []byte, contentType string) bool {
+	if utf16(body, contentType) {
+		return true
+	}
+	return hasMeta(body)
+}
+
+// hasMeta reports a "<meta", in any case, within MaxInput bytes of body.
+func hasMeta(body []byte) bool {
 	body = body[:min(len(body), MaxInput)]
 	for {
 		i := bytes.IndexByte(body, '<')
@@ -148,6 +177,7 @@ type pass struct {
 	page Page
 	text textWriter
 	base *url.URL
+	enc  encoding.Encoding // the page's: its links' queries are encoded in it
 	// origin is the base's scheme and authority, for plainLink; made
 	// when first needed.
 	origin string
@@ -232,11 +262,6 @@ func tagName(raw []byte, buf *[maxTagName]byte) []byte {
 
 // run reads the body. countOnly measures text and skips links and meta.
 func (p *pass) run(body []byte, countOnly bool) {
-	if len(body) > MaxInput {
-		body = body[:MaxInput]
-		p.page.Truncated = true
-	}
-	p.page.Read = len(body)
 	z := html.NewTokenizer(bytes.NewReader(body))
 	var buf [maxTagName]byte
 	raw := rawNone // the raw-text element whose content the next token may be

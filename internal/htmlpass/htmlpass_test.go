@@ -45,14 +45,14 @@ func TestHTMLPassText(t *testing.T) {
 		{"pre keeps space", "<p>x</p><pre>\n  line 1\n    line 2\n</pre><p>y</p>", "x\n  line 1\n    line 2\ny"},
 		{"xmp", "a<xmp><b>raw</b></xmp>", "a\n<b>raw</b>"},
 		{"comments", "a<!-- no -->b<!-- no", "ab"},
-		{"invalid utf-8", "a\xffb", "a\uFFFDb"},
+		{"undeclared bytes are windows-1252", "a\xffb\x80", "a\u00ffb\u20ac"},
 		{"controls", "a\x01\x02b", "a b"},
 		{"crlf", "a\r\n\r\nb", "a b"},
 		{"unclosed tags", "<div><p>a<div>b", "a\nb"},
 		{"head text", "<html><head><title>T</title><meta name=x content=y></head><body>b</body></html>", "b"},
 	}
 	for _, tt := range tests {
-		p := Parse([]byte(tt.html), nil)
+		p := Parse([]byte(tt.html), "", nil)
 		if p.Text != tt.want {
 			t.Errorf("%s: Text = %q, want %q", tt.name, p.Text, tt.want)
 		}
@@ -72,7 +72,7 @@ func TestHTMLPassTitle(t *testing.T) {
 		"<title><b>not markup</b></title>":       "<b>not markup</b>",
 		"no title":                               "",
 	} {
-		if got := Parse([]byte(in), nil).Title; got != want {
+		if got := Parse([]byte(in), "", nil).Title; got != want {
 			t.Errorf("Title of %q = %q, want %q", in, got, want)
 		}
 	}
@@ -110,13 +110,13 @@ func TestHTMLPassLinks(t *testing.T) {
 		{"upper-case scheme", `<a href="HTTP://Example.COM/A">`, []Link{{"http://Example.COM/A", false}}},
 	}
 	for _, tt := range tests {
-		p := Parse([]byte(tt.html), page)
+		p := Parse([]byte(tt.html), "", page)
 		if !reflect.DeepEqual(p.Links, tt.want) {
 			t.Errorf("%s: Links = %v, want %v", tt.name, p.Links, tt.want)
 		}
 	}
 	// Without a page URL only absolute links resolve.
-	p := Parse([]byte(`<a href="rel">r</a><a href="https://a.example/x">a</a>`), nil)
+	p := Parse([]byte(`<a href="rel">r</a><a href="https://a.example/x">a</a>`), "", nil)
 	if want := []Link{{"https://a.example/x", false}}; !reflect.DeepEqual(p.Links, want) {
 		t.Errorf("no page URL: Links = %v, want %v", p.Links, want)
 	}
@@ -133,7 +133,7 @@ func TestHTMLPassMeta(t *testing.T) {
 <meta property="og:title" content="ignored">
 <meta name="empty">
 <meta charset="utf-8">
-</head>`), nil)
+</head>`), "", nil)
 	want := map[string]string{
 		"robots":          "noindex, nofollow",
 		"politecrawler":   "nosnippet",
@@ -145,7 +145,7 @@ func TestHTMLPassMeta(t *testing.T) {
 	if !reflect.DeepEqual(p.Meta, want) {
 		t.Errorf("Meta = %v, want %v", p.Meta, want)
 	}
-	if p := Parse([]byte(`<p>none</p>`), nil); p.Meta != nil {
+	if p := Parse([]byte(`<p>none</p>`), "", nil); p.Meta != nil {
 		t.Errorf("Meta of a page without meta = %v, want nil", p.Meta)
 	}
 }
@@ -159,7 +159,7 @@ func TestHTMLPassMetaBounds(t *testing.T) {
 	for range 2 * MaxMetaContent / 10 {
 		b.WriteString(`<meta name="long" content="0123456789">`)
 	}
-	p := Parse([]byte(b.String()), nil)
+	p := Parse([]byte(b.String()), "", nil)
 	if len(p.Meta) > MaxMetaNames+len(signalMetaNames) {
 		t.Errorf("%d meta names kept, want at most %d", len(p.Meta), MaxMetaNames+len(signalMetaNames))
 	}
@@ -169,7 +169,7 @@ func TestHTMLPassMetaBounds(t *testing.T) {
 	if _, ok := p.Meta[fmt.Sprintf("m%d", MaxMetaNames+5)]; ok {
 		t.Error("a name past the limit was kept")
 	}
-	p = Parse([]byte(strings.Repeat(`<meta name="robots" content="0123456789">`, MaxMetaContent)), nil)
+	p = Parse([]byte(strings.Repeat(`<meta name="robots" content="0123456789">`, MaxMetaContent)), "", nil)
 	if n := len(p.Meta["robots"]); n > MaxMetaContent {
 		t.Errorf("robots meta content %d bytes, want at most %d", n, MaxMetaContent)
 	}
@@ -187,7 +187,7 @@ func TestHTMLPassRefresh(t *testing.T) {
 		`<meta http-equiv="refresh" content="0; url=javascript:x()">`:                                    "",
 		`<meta http-equiv="refresh" content="0; url=/1"><meta http-equiv="refresh" content="0; url=/2">`: "https://example.com/1",
 	} {
-		if got := Parse([]byte(in), page).Refresh; got != want {
+		if got := Parse([]byte(in), "", page).Refresh; got != want {
 			t.Errorf("Refresh of %s = %q, want %q", in, got, want)
 		}
 	}
@@ -203,7 +203,7 @@ func TestHTMLPassBounds(t *testing.T) {
 	body := b.Bytes()
 	page := mustURL(t, "https://example.com/")
 	var p Page
-	alloc := allocated(func() { p = Parse(body, page) })
+	alloc := allocated(func() { p = Parse(body, "", page) })
 	if !p.Truncated || p.Read != MaxInput {
 		t.Errorf("Truncated %v, Read %d; want true, %d", p.Truncated, p.Read, MaxInput)
 	}
@@ -228,7 +228,7 @@ func TestHTMLPassBounds(t *testing.T) {
 func TestHTMLPassLinkBounds(t *testing.T) {
 	page := mustURL(t, "https://example.com/")
 	long := strings.Repeat("x", MaxLinkLen)
-	p := Parse([]byte(`<a href="/`+long+`">long</a><a href="/ok">ok</a>`), page)
+	p := Parse([]byte(`<a href="/`+long+`">long</a><a href="/ok">ok</a>`), "", page)
 	if want := []Link{{"https://example.com/ok", false}}; !reflect.DeepEqual(p.Links, want) {
 		t.Errorf("Links = %v, want only the short one", p.Links)
 	}
@@ -237,7 +237,7 @@ func TestHTMLPassLinkBounds(t *testing.T) {
 	for i := 0; i < MaxLinks; i++ {
 		fmt.Fprintf(&b, `<a href="/%d/%s">`, i, strings.Repeat("y", 1000))
 	}
-	p = Parse([]byte(b.String()), page)
+	p = Parse([]byte(b.String()), "", page)
 	total := 0
 	for _, l := range p.Links {
 		total += len(l.URL)
@@ -254,7 +254,7 @@ func TestHTMLPassDeepNesting(t *testing.T) {
 		name, _, _ := strings.Cut(tag, " ")
 		body := []byte(strings.Repeat("<"+tag+">", depth) + "deep" + strings.Repeat("</"+name+">", depth) + "<p>after</p>")
 		var p Page
-		alloc := allocated(func() { p = Parse(body, mustURL(t, "https://example.com/")) })
+		alloc := allocated(func() { p = Parse(body, "", mustURL(t, "https://example.com/")) })
 		want := "deep\nafter"
 		switch name {
 		case "svg", "template":
@@ -272,7 +272,7 @@ func TestHTMLPassDeepNesting(t *testing.T) {
 	}
 	// Unclosed, too.
 	body := []byte(strings.Repeat("<div><span><svg>", depth))
-	if p := Parse(body, nil); p.Text != "" {
+	if p := Parse(body, "", nil); p.Text != "" {
 		t.Errorf("unclosed nesting: Text = %q", p.Text)
 	}
 }
@@ -290,7 +290,7 @@ func TestHTMLPassPathological(t *testing.T) {
 	}
 	for name, body := range cases {
 		var p Page
-		alloc := allocated(func() { p = Parse(body, mustURL(t, "https://example.com/")) })
+		alloc := allocated(func() { p = Parse(body, "", mustURL(t, "https://example.com/")) })
 		if len(p.Text) > MaxText || len(p.Links) > MaxLinks {
 			t.Errorf("%s: %d bytes of text, %d links", name, len(p.Text), len(p.Links))
 		}
@@ -313,7 +313,7 @@ func TestHTMLPassSeedPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := Parse(body, mustURL(t, "https://example.com/"+filepath.Base(f)))
+		p := Parse(body, "", mustURL(t, "https://example.com/"+filepath.Base(f)))
 		if p.Text == "" || !utf8.ValidString(p.Text) {
 			t.Errorf("%s: no text, or invalid UTF-8", f)
 		}
@@ -365,8 +365,13 @@ func TestHTMLPassAllocsPerRun(t *testing.T) {
 	if a := testing.AllocsPerRun(5, func() { TextLen(body) }); a > 2*attrs+20 {
 		t.Errorf("TextLen: %v allocations for %d tags and %d attributes, want at most %d", a, 7*n, attrs, 2*attrs+20)
 	}
-	if a := testing.AllocsPerRun(5, func() { Parse(body, nil) }); a > 2*attrs+60 {
+	if a := testing.AllocsPerRun(5, func() { Parse(body, "text/html; charset=utf-8", nil) }); a > 2*attrs+60 {
 		t.Errorf("Parse: %v allocations for %d tags and %d attributes, want at most %d", a, 7*n, attrs, 2*attrs+60)
+	}
+	// Without a charset in the header, the <meta> prescan reads the first
+	// 1024 bytes with a Tokenizer of its own: a bounded cost per page.
+	if a := testing.AllocsPerRun(5, func() { Parse(body, "text/html", nil) }); a > 2*attrs+60+prescanLen/16 {
+		t.Errorf("Parse with the prescan: %v allocations for %d tags and %d attributes, want at most %d", a, 7*n, attrs, 2*attrs+60+prescanLen/16)
 	}
 }
 
@@ -386,7 +391,7 @@ func BenchmarkHTMLPass(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		for b.Loop() {
-			Parse(body, page)
+			Parse(body, "", page)
 		}
 	})
 	b.Run("TextLen", func(b *testing.B) {

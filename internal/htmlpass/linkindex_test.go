@@ -18,7 +18,7 @@ func TestLinksAcrossTheIndex(t *testing.T) {
 		for i := range n {
 			fmt.Fprintf(&b, `<a href="/p%d#again">c</a><a rel=nofollow href="/q%d">d</a>`, i, i)
 		}
-		p := Parse([]byte(b.String()), mustURL(t, "https://example.com/"))
+		p := Parse([]byte(b.String()), "", mustURL(t, "https://example.com/"))
 		if len(p.Links) != 2*n {
 			t.Fatalf("%d pairs: %d links, want %d", n, len(p.Links), 2*n)
 		}

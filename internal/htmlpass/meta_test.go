@@ -18,13 +18,14 @@ func TestMayHaveMeta(t *testing.T) {
 		{`<p>x<me`, false},
 		{`meta name=robots`, false},
 		{`<`, false},
+		{"\xFF\xFE<\x00p\x00>\x00", true}, // UTF-16: no byte scan can tell
 		{``, false},
 	} {
-		if got := MayHaveMeta([]byte(tt.body)); got != tt.may {
+		if got := MayHaveMeta([]byte(tt.body), "text/html"); got != tt.may {
 			t.Errorf("MayHaveMeta(%q) = %v, want %v", tt.body, got, tt.may)
 		}
 		if !tt.may {
-			if p := Parse([]byte(tt.body), nil); len(p.Meta) != 0 || p.Refresh != "" {
+			if p := Parse([]byte(tt.body), "", nil); len(p.Meta) != 0 || p.Refresh != "" {
 				t.Errorf("%q: no meta said, Parse found %v %q", tt.body, p.Meta, p.Refresh)
 			}
 		}

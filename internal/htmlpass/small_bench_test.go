@@ -7,6 +7,6 @@ func BenchmarkSmallPage(b *testing.B) {
 	page := mustURL(b, "http://c0001.test:8080/page")
 	b.ReportAllocs()
 	for b.Loop() {
-		Parse(body, page)
+		Parse(body, "", page)
 	}
 }

@@ -50,7 +50,7 @@ func signalsFor(t testing.TB, robots string, header textproto.MIMEHeader, html, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Read(rules, testAgent, pageURL, header, htmlpass.Parse([]byte(html), u).Meta)
+	return Read(rules, testAgent, pageURL, header, htmlpass.Parse([]byte(html), "", u).Meta)
 }
 
 func statements(sigs []Signal) []string {

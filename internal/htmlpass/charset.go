@@ -1,0 +1,219 @@
+package htmlpass
+
+import (
+	"bytes"
+	"mime"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// Charset is the character encoding a page was read in, and where it was
+// found (R8.4).
+type Charset struct {
+	// Name is the encoding's WHATWG name, lower case: "utf-8",
+	// "windows-1251", "shift_jis", "gbk", "iso-8859-2", "utf-16le", …
+	Name string
+	// Source is where it came from: SourceBOM, SourceHeader, SourceMeta,
+	// SourceDetected or SourceDefault.
+	Source string
+}
+
+// Where a page's encoding was found, in the order the HTML standard's
+// sniffing looks.
+const (
+	SourceBOM      = "bom"      // a byte order mark
+	SourceHeader   = "header"   // the Content-Type charset
+	SourceMeta     = "meta"     // a <meta> in the first 1024 bytes
+	SourceDetected = "detected" // none declared; the bytes are valid UTF-8
+	SourceDefault  = "default"  // none declared or detected: windows-1252
+)
+
+// prescanLen is how much of a body the <meta> prescan reads.
+const prescanLen = 1024
+
+// boms are the byte order marks the HTML standard honours, before anything
+// a header says.
+var boms = []struct {
+	mark []byte
+	name string
+}{
+	{[]byte{0xEF, 0xBB, 0xBF}, "utf-8"},
+	{[]byte{0xFE, 0xFF}, "utf-16be"},
+	{[]byte{0xFF, 0xFE}, "utf-16le"},
+}
+
+// Sniff finds the encoding of an HTML body sent with the Content-Type
+// contentType ("" when there was none), as the HTML standard's encoding
+// sniffing algorithm does: a byte order mark, then the header's charset,
+// then the <meta> prescan of the first 1024 bytes (charset, or http-equiv
+// Content-Type), then valid UTF-8, then windows-1252. Labels are WHATWG's
+// (gb2312 is GBK, x-sjis Shift_JIS, latin1 windows-1252, …); a label no
+// encoding has counts as absent. bom is the length of the byte order mark
+// that begins body, which the decoded text leaves out.
+func Sniff(body []byte, contentType string) (enc encoding.Encoding, cs Charset, bom int) {
+	for _, b := range boms {
+		if bytes.HasPrefix(body, b.mark) {
+			enc, name := charset.Lookup(b.name)
+			return enc, Charset{name, SourceBOM}, len(b.mark)
+		}
+	}
+	if _, params, err := mime.ParseMediaType(contentType); err == nil {
+		if label, ok := params["charset"]; ok {
+			if enc, name := charset.Lookup(label); enc != nil {
+				return enc, Charset{name, SourceHeader}, 0
+			}
+		}
+	}
+	head := body[:min(len(body), prescanLen)]
+	// x/net's DetermineEncoding runs the standard's prescan, then tells
+	// UTF-8 from windows-1252; declared tells which of them answered.
+	enc, name, _ := charset.DetermineEncoding(head, "")
+	switch {
+	case name != "utf-8" && name != "windows-1252":
+		return enc, Charset{name, SourceMeta}, 0 // only a <meta> names others
+	case hasMeta(head) && declared(head) != "":
+		return enc, Charset{name, SourceMeta}, 0
+	case name == "utf-8":
+		return enc, Charset{name, SourceDetected}, 0
+	}
+	return enc, Charset{name, SourceDefault}, 0
+}
+
+// declared returns the label the <meta> prescan of head finds: of a
+// <meta charset>, or of a <meta http-equiv="content-type"> whose content
+// names one; the first that some encoding has, "" when none. It reads as
+// x/net's prescan does (FuzzSniff holds the two together), to say where
+// its answer came from; DetermineEncoding says what the answer is.
+func declared(head []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(head))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, more := z.TagName()
+			if string(name) != "meta" {
+				continue
+			}
+			// As x/net's prescan reads attributes, in order: a charset
+			// needs no pragma, a content's charset needs http-equiv.
+			var pragma bool
+			var label string
+			need := 0 // 0: no encoding named yet; 1: needs the pragma; 2: needs none
+			seen := map[string]bool{}
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if seen[string(k)] {
+					continue
+				}
+				seen[string(k)] = true
+				switch string(k) {
+				case "http-equiv":
+					pragma = pragma || bytes.EqualFold(v, []byte("content-type"))
+				case "content":
+					if l := metaContentCharset(v); label == "" && known(l) {
+						label, need = l, 1
+					}
+				case "charset":
+					label, need = string(v), 2
+					if !known(label) {
+						label = ""
+					}
+				}
+			}
+			if label != "" && (need == 2 || need == 1 && pragma) {
+				return label
+			}
+		}
+	}
+}
+
+// utf16 reports a body Sniff reads as UTF-16: by its BOM, or, without a
+// BOM, by the header's charset. (A <meta> naming UTF-16 means UTF-8.) It
+// costs no prescan.
+func utf16(body []byte, contentType string) bool {
+	if bytes.HasPrefix(body, boms[0].mark) {
+		return false
+	}
+	if bytes.HasPrefix(body, boms[1].mark) || bytes.HasPrefix(body, boms[2].mark) {
+		return true
+	}
+	if !strings.Contains(strings.ToLower(contentType), "utf-16") {
+		return false // the common case, without parsing the header
+	}
+	_, cs, _ := Sniff(nil, contentType)
+	return strings.HasPrefix(cs.Name, "utf-16")
+}
+
+// known reports a label some encoding has.
+func known(label string) bool {
+	if label == "" {
+		return false
+	}
+	enc, _ := charset.Lookup(label)
+	return enc != nil
+}
+
+// metaContentCharset is the HTML standard's "extracting a character
+// encoding from a meta element": the value after "charset", "=" and
+// optional quotes, in a content attribute ("text/html; charset=koi8-r").
+func metaContentCharset(v []byte) string {
+	s := bytes.ToLower(v)
+	for {
+		i := bytes.Index(s, []byte("charset"))
+		if i < 0 {
+			return ""
+		}
+		s = bytes.TrimLeft(s[i+len("charset"):], "\t\n\f\r ")
+		if len(s) == 0 || s[0] != '=' {
+			continue // "charset" not followed by "=": look further
+		}
+		s = bytes.TrimLeft(s[1:], "\t\n\f\r ")
+		if len(s) == 0 {
+			return ""
+		}
+		if q := s[0]; q == '"' || q == '\'' {
+			if j := bytes.IndexByte(s[1:], q); j >= 0 {
+				return string(s[1 : 1+j])
+			}
+			return ""
+		}
+		end := bytes.IndexAny(s, "\t\n\f\r ;")
+		if end < 0 {
+			end = len(s)
+		}
+		return string(s[:end])
+	}
+}
+
+// Decode returns body as text, valid UTF-8, read in the encoding Sniff
+// finds for it, without its byte order mark: bytes the encoding does not
+// map become U+FFFD, as in a browser. A valid UTF-8 body is returned as it
+// is, not copied.
+func Decode(body []byte, contentType string) ([]byte, Charset) {
+	enc, cs, bom := Sniff(body, contentType)
+	return decode(body[bom:], enc, cs), cs
+}
+
+// decode reads body in enc, the encoding cs names.
+func decode(body []byte, enc encoding.Encoding, cs Charset) []byte {
+	if cs.Name == "utf-8" {
+		if utf8.Valid(body) {
+			return body // most of the web: no copy
+		}
+		enc = unicode.UTF8 // its decoder writes U+FFFD as the Encoding standard says
+	}
+	text, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		// x/text's decoders replace what they cannot read; an error here
+		// is a transform's, never the page's.
+		return bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
+	return text
+}
