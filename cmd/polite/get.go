@@ -14,7 +14,7 @@ import (
 // per Result. The exit status is 1 when a URL could not be fetched or
 // answered with a status of 400 or more.
 func getCommand(fs *flag.FlagSet) func(env, []string) int {
-	asJSON := fs.Bool("json", false, "print one JSON object per Result: status, rest, verdict, signals, error")
+	asJSON := fs.Bool("json", false, "print one JSON object per Result: status, title and charset, rest, verdict, signals, error")
 	var ff fetcherFlags
 	ff.register(fs, true)
 	return func(e env, urls []string) int {
@@ -87,6 +87,8 @@ type jsonResult struct {
 	FinalURL   string       `json:"final_url,omitempty"`
 	Status     int          `json:"status,omitempty"`
 	Bytes      int          `json:"bytes"`
+	Title      *string      `json:"title,omitempty"`   // an HTML page's, decoded ("" when it has none)
+	Charset    string       `json:"charset,omitempty"` // an HTML page's encoding, WHATWG's name in lower case
 	Started    *time.Time   `json:"started,omitempty"`
 	DurationMS int64        `json:"duration_ms"`
 	Rest       *jsonRest    `json:"rest,omitempty"`
@@ -116,6 +118,10 @@ type jsonSignal struct {
 // resultJSON is r for JSON: what a response there was, and the error.
 func resultJSON(r *polite.Result) jsonResult {
 	j := jsonResult{URL: r.URL, Status: r.Status, Bytes: len(r.Body), DurationMS: r.Duration.Milliseconds()}
+	if cs := r.Charset(); cs.Name != "" {
+		title := r.Title()
+		j.Title, j.Charset = &title, cs.Name
+	}
 	if r.FinalURL != r.URL {
 		j.FinalURL = r.FinalURL
 	}
