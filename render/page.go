@@ -22,7 +22,12 @@ type Page struct {
 	// browser's, its signals are the page's (R7).
 	Result *polite.Result
 	HTML   string   // the rendered DOM
+	Title  string   // document.title
 	Text   string   // what it shows (document.body.innerText)
+	// Charset is the encoding the browser read the page in
+	// (document.characterSet, lower case), for a page of Body's bytes and
+	// Header's Content-Type: the Result's Charset names the same.
+	Charset string
 	Links  []string // its links' absolute URLs, http and https, each once, in order
 	// Subrequests are the requests the page made, in the order it made
 	// them: each fetched, with its Result, or refused, and why.
@@ -103,9 +108,14 @@ func (r *Renderer) Render(ctx context.Context, page *polite.Result) (*Page, erro
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", page.URL, err)
 	}
+	doc, err := chromedp.Run(tab, chromedp.Evaluate[[2]string](`[document.title, document.characterSet]`))
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", page.URL, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.out.HTML, s.out.Text, s.out.Links = html, text, links
+	s.out.Title, s.out.Charset = doc[0], strings.ToLower(doc[1])
 	return s.out, nil
 }
 

@@ -51,7 +51,8 @@ var boms = []struct {
 // contentType ("" when there was none), as the HTML standard's encoding
 // sniffing algorithm does: a byte order mark, then the header's charset,
 // then the <meta> prescan of the first 1024 bytes (charset, or http-equiv
-// Content-Type), then valid UTF-8, then windows-1252. Labels are WHATWG's
+// Content-Type) and, as chromium does, of the rest of the head, then
+// valid UTF-8, then windows-1252. Labels are WHATWG's
 // (gb2312 is GBK, x-sjis Shift_JIS, latin1 windows-1252, …); a label no
 // encoding has counts as absent. bom is the length of the byte order mark
 // that begins body, which the decoded text leaves out.
@@ -78,6 +79,15 @@ func Sniff(body []byte, contentType string) (enc encoding.Encoding, cs Charset, 
 		return enc, Charset{name, SourceMeta}, 0 // only a <meta> names others
 	case hasMeta(head) && declared(head) != "":
 		return enc, Charset{name, SourceMeta}, 0
+	}
+	if label := lateMeta(body); label != "" {
+		enc, name := charset.Lookup(label)
+		if strings.HasPrefix(name, "utf-16") {
+			enc, name = charset.Lookup("utf-8") // as in the prescan
+		}
+		return enc, Charset{name, SourceMeta}, 0
+	}
+	switch {
 	case name == "utf-8":
 		return enc, Charset{name, SourceDetected}, 0
 	}
@@ -96,42 +106,91 @@ func declared(head []byte) string {
 		case html.ErrorToken:
 			return ""
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, more := z.TagName()
-			if string(name) != "meta" {
-				continue
-			}
-			// As x/net's prescan reads attributes, in order: a charset
-			// needs no pragma, a content's charset needs http-equiv.
-			var pragma bool
-			var label string
-			need := 0 // 0: no encoding named yet; 1: needs the pragma; 2: needs none
-			seen := map[string]bool{}
-			for more {
-				var k, v []byte
-				k, v, more = z.TagAttr()
-				if seen[string(k)] {
-					continue
+			if name, more := z.TagName(); string(name) == "meta" && more {
+				if label := metaLabel(z); label != "" {
+					return label
 				}
-				seen[string(k)] = true
-				switch string(k) {
-				case "http-equiv":
-					pragma = pragma || bytes.EqualFold(v, []byte("content-type"))
-				case "content":
-					if l := metaContentCharset(v); label == "" && known(l) {
-						label, need = l, 1
-					}
-				case "charset":
-					label, need = string(v), 2
-					if !known(label) {
-						label = ""
-					}
-				}
-			}
-			if label != "" && (need == 2 || need == 1 && pragma) {
-				return label
 			}
 		}
 	}
+}
+
+// headElements are the elements that keep chromium's search for a <meta>
+// charset going past the first 1024 bytes: those of a document's head.
+var headElements = map[string]bool{
+	"script": true, "noscript": true, "style": true, "link": true, "meta": true,
+	"object": true, "title": true, "base": true,
+}
+
+// lateMeta returns the label of a <meta> charset past the first 1024
+// bytes of body, while the head goes on: chromium looks there too, and
+// reads the page in the encoding it names (the HTML standard's "change
+// the encoding" while parsing). The head ends at the first tag of an
+// element not in headElements, other than <html> and <head>; "" when no
+// meta charset came before.
+func lateMeta(body []byte) string {
+	if len(body) <= prescanLen || !hasMeta(body[prescanLen-len("<meta")+1:]) { // a "<meta" may straddle byte 1024
+		return ""
+	}
+	z := html.NewTokenizer(bytes.NewReader(body))
+	read, inHead := 0, true
+	for {
+		tt := z.Next()
+		read += len(z.Raw())
+		switch tt {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			name, more := z.TagName()
+			if tt != html.EndTagToken && string(name) == "meta" && more {
+				if label := metaLabel(z); label != "" {
+					return label
+				}
+			}
+			if !headElements[string(name)] && (tt == html.EndTagToken || string(name) != "html" && string(name) != "head") {
+				inHead = false
+			}
+		}
+		if !inHead && read >= prescanLen {
+			return "" // past the head and the first 1024 bytes
+		}
+	}
+}
+
+// metaLabel reads the attributes of a <meta> tag for an encoding's label,
+// as x/net's prescan does, in order: a charset needs no pragma, a
+// content's charset needs http-equiv="content-type". "" when the tag
+// names none that some encoding has.
+func metaLabel(z *html.Tokenizer) string {
+	var pragma bool
+	var label string
+	need := 0 // 0: no encoding named yet; 1: needs the pragma; 2: needs none
+	seen := map[string]bool{}
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if seen[string(k)] {
+			continue
+		}
+		seen[string(k)] = true
+		switch string(k) {
+		case "http-equiv":
+			pragma = pragma || bytes.EqualFold(v, []byte("content-type"))
+		case "content":
+			if l := metaContentCharset(v); label == "" && known(l) {
+				label, need = l, 1
+			}
+		case "charset":
+			label, need = string(v), 2
+			if !known(label) {
+				label = ""
+			}
+		}
+	}
+	if label != "" && (need == 2 || need == 1 && pragma) {
+		return label
+	}
+	return ""
 }
 
 // utf16 reports a body Sniff reads as UTF-16: by its BOM, or, without a

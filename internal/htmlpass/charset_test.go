@@ -46,7 +46,10 @@ func TestSniff(t *testing.T) {
 		{"meta utf-16 is utf-8", `<meta charset="utf-16le">é`, "", Charset{"utf-8", SourceMeta}},
 		{"meta unknown label", `<meta charset="nope"><meta charset="euc-jp">`, "", Charset{"euc-jp", SourceMeta}},
 		{"meta windows-1252", `<meta charset="windows-1252">`, "", Charset{"windows-1252", SourceMeta}},
-		{"meta after 1024 bytes", strings.Repeat(" ", 1024) + `<meta charset="gbk">`, "", Charset{"windows-1252", SourceDefault}},
+		{"meta past 1024 bytes in the head, as chromium reads it", `<head><!--` + strings.Repeat(" ", 1024) + `--><meta charset="gbk">`, "", Charset{"gbk", SourceMeta}},
+		{"meta past 1024 bytes in the body", `<body>` + strings.Repeat(" ", 1024) + `<meta charset="gbk">`, "", Charset{"windows-1252", SourceDefault}},
+		{"meta past 1024 bytes after a tag of the body", `<head>` + strings.Repeat(" ", 1024) + `<div><meta charset="gbk">`, "", Charset{"windows-1252", SourceDefault}},
+		{"meta past 1024 bytes, utf-16 is utf-8", strings.Repeat(" ", 1024) + `<meta charset="utf-16be">`, "", Charset{"utf-8", SourceMeta}},
 		{"meta in a comment", `<!-- <meta charset="gbk"> -->`, "", Charset{"windows-1252", SourceDefault}},
 		{"valid utf-8 undeclared", "<p>привет", "", Charset{"utf-8", SourceDetected}},
 		{"ascii undeclared", "<p>hello", "text/html", Charset{"windows-1252", SourceDefault}},
@@ -78,7 +81,8 @@ func TestDecode(t *testing.T) {
 		{"utf-16le header without bom", encode(t, "<title>Ж</title>", le), "text/html; charset=utf-16le", "Ж", ""},
 		{"header lies: utf-8, bytes are windows-1251", "<title>\xcf\xf0\xe8</title>", "text/html; charset=utf-8", "\uFFFD\uFFFD\uFFFD", ""},
 		{"odd utf-16 length", "\xFF\xFE<\x00p\x00>\x00x", "", "", "\uFFFD"},
-		{"meta too late keeps the default", strings.Repeat(" ", 1100) + `<meta charset="windows-1251"><title>` + "\xcf" + `</title>`, "", "Ï", ""},
+		{"a meta in the body is too late", "<title>\xcf</title><p>" + strings.Repeat(" ", 1100) + `<meta charset="windows-1251">`, "", "Ï", ""},
+		{"a meta in a long head is not", "<title>\xcf</title>" + strings.Repeat(" ", 1100) + `<meta charset="windows-1251">`, "", "П", ""},
 		{"replacement encoding", "<title>x</title>", "text/html; charset=iso-2022-kr", "", "\uFFFD"},
 	}
 	for _, tt := range tests {
