@@ -35,6 +35,8 @@ import (
 	"github.com/politecrawler/polite/internal/schedule"
 	"github.com/politecrawler/polite/politetest"
 	"go.etcd.io/bbolt"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
 )
 
 // BenchmarkPoliteness runs a real-time crawl of many farm hosts, each on
@@ -1062,8 +1064,9 @@ func BenchmarkMemoryPerHostAndURL(b *testing.B) {
 // default page, which has no meta tag, and on the same page with the
 // head most pages have (charset, viewport, description, robots). The
 // links are read only when a caller asks (Result.Links): "links" is that
-// cost, paid in the caller's goroutine. The figures are those quoted with
-// BenchmarkRequestCost in README.
+// cost, paid in the caller's goroutine. windows-1251 and shift_jis-meta
+// are the page with the head in legacy encodings, declared in the header
+// and in <meta> alone: their cost is the decoding's.
 //
 //	go test -run '^$' -bench PageWork -benchmem .
 func BenchmarkPageWork(b *testing.B) {
@@ -1096,8 +1099,19 @@ func BenchmarkPageWork(b *testing.B) {
 			classifyAt(http.StatusOK, header, body, time.Now())
 		}
 	})
-	for _, page := range []struct{ name, body string }{{"farm-page", farmPage}, {"page-with-meta", withMeta}} {
+	// The same pages in legacy encodings, with Cyrillic and Japanese text
+	// in place of the farm's: decoded before they are read (R8.4).
+	cyrillic, _ := charmap.Windows1251.NewEncoder().String(strings.ReplaceAll(withMeta, "c0001.test/page", "Новости дня"))
+	sjis, _ := japanese.ShiftJIS.NewEncoder().String(strings.ReplaceAll(withMeta, "c0001.test/page", "今日のニュース"))
+	for _, page := range []struct{ name, body, contentType string }{
+		{"farm-page", farmPage, "text/html; charset=utf-8"},
+		{"page-with-meta", withMeta, "text/html; charset=utf-8"},
+		{"windows-1251", cyrillic, "text/html; charset=windows-1251"},
+		{"shift_jis-meta", strings.Replace(sjis, `charset="utf-8"`, `charset="shift_jis"`, 1), "text/html"},
+	} {
 		body := []byte(page.body)
+		header := header.Clone()
+		header.Set("Content-Type", page.contentType)
 		b.Run("signals/"+page.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

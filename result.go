@@ -24,7 +24,10 @@ type Result struct {
 
 	Status int
 	Header http.Header
-	Body   []byte
+	// Body is the body as the server sent it, byte for byte, in the
+	// page's own encoding (archives keep it so); HTML, Title, Links and
+	// TextForAI read it decoded, as a browser does (Charset, R8.4).
+	Body []byte
 	// Truncated is set when the fetcher cut the body: at the size cap
 	// (ErrBodyTooLarge), or after the 64 KiB Classify reads of an answer
 	// not 2xx and of a type not read (R8.1).

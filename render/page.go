@@ -21,14 +21,14 @@ type Page struct {
 	// Result is the page as the Fetcher fetched it: its bytes were the
 	// browser's, its signals are the page's (R7).
 	Result *polite.Result
-	HTML   string   // the rendered DOM
-	Title  string   // document.title
-	Text   string   // what it shows (document.body.innerText)
+	HTML   string // the rendered DOM
+	Title  string // document.title
+	Text   string // what it shows (document.body.innerText)
 	// Charset is the encoding the browser read the page in
 	// (document.characterSet, lower case), for a page of Body's bytes and
 	// Header's Content-Type: the Result's Charset names the same.
 	Charset string
-	Links  []string // its links' absolute URLs, http and https, each once, in order
+	Links   []string // its links' absolute URLs, http and https, each once, in order
 	// Subrequests are the requests the page made, in the order it made
 	// them: each fetched, with its Result, or refused, and why.
 	Subrequests []Subrequest
