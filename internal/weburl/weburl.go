@@ -37,6 +37,26 @@ type Resolver struct {
 	cs   *charset    // nil: UTF-8
 }
 
+// MaxRefLength is the longest ref, base or URL the package parses; a
+// longer one is refused. No crawler requests a URL this long (the fetcher
+// takes at most 2,048 bytes).
+const MaxRefLength = 4096
+
+// whatwg-url builds the user info a character at a time and serialises the
+// path a segment at a time, each in time that grows with the square of its
+// length: some 3,000 '@' or 2,000 "a/" in a ref of MaxRefLength take
+// milliseconds, and a hostile page holds thousands of links. A ref with
+// user info longer than maxUserinfo, or more than maxSegments path
+// segments, is refused; no real link has either.
+const (
+	maxUserinfo = 256
+	maxSegments = 256
+)
+
+// errTooLong is parse's error for a ref past MaxRefLength, maxUserinfo or
+// maxSegments.
+var errTooLong = errors.New("weburl: URL too long")
+
 // ErrUnknownEncoding is returned by NewResolver for an encoding label the
 // WHATWG Encoding Standard does not know.
 var ErrUnknownEncoding = errors.New("weburl: unknown encoding")
@@ -57,16 +77,17 @@ func NewResolver(base, encoding string) (*Resolver, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.base = u
+		r.setBase(u)
 	}
 	return r, nil
 }
 
 // Resolve returns the absolute URL of ref, a link written in the document
 // (an href, already decoded to text), as a browser serialises it, without
-// its fragment. ok is false when ref does not parse or is not an http or
-// https URL with a host: mailto:, javascript:, data:, a relative ref in a
-// document without a base, and the like.
+// its fragment. ok is false when ref does not parse, is too long (see
+// MaxRefLength), or is not an http or https URL with a host: mailto:,
+// javascript:, data:, a relative ref in a document without a base, and the
+// like.
 func (r *Resolver) Resolve(ref string) (resolved string, ok bool) {
 	u, err := r.parse(ref)
 	if err != nil || !isWeb(u) {
@@ -84,8 +105,16 @@ func (r *Resolver) SetBase(href string) bool {
 	if err != nil {
 		return false
 	}
-	r.base = u
+	r.setBase(u)
 	return true
+}
+
+// setBase makes u the base. Parsing against a base clones it, and the clone
+// reads the base's search parameters, which whatwg-url makes on first use:
+// made here, they are only read by concurrent calls of Resolve.
+func (r *Resolver) setBase(u *whatwg.Url) {
+	u.SearchParams()
+	r.base = u
 }
 
 // Base returns the base links are resolved against, serialised; "" when
@@ -146,11 +175,17 @@ func (r *Resolver) href(ref string) (string, error) {
 // special-query percent-encode set already escaped, which the query state
 // keeps as it is.
 func (r *Resolver) parse(ref string) (*whatwg.Url, error) {
-	u, err := r.parseUTF8(ref)
+	if len(ref) > MaxRefLength {
+		return nil, errTooLong
+	}
+	s := clean(ref)
+	if longUserinfo(s) || manySegments(s) {
+		return nil, errTooLong
+	}
+	u, err := r.parseUTF8(s)
 	if err != nil || r.cs == nil || !encodesQuery(u.Scheme()) {
 		return u, err
 	}
-	s := clean(ref)
 	start, end, found := findQuery(s)
 	if !found || !mayEncode(s[start:end]) {
 		return u, nil
@@ -160,6 +195,62 @@ func (r *Resolver) parse(ref string) (*whatwg.Url, error) {
 	b = appendQuery(b, s[start:end], r.cs)
 	b = append(b, s[end:]...)
 	return r.parseUTF8(string(b))
+}
+
+// longUserinfo reports a cleaned ref with user info longer than
+// maxUserinfo. It looks where an authority may be: after an optional scheme
+// and the slashes (or backslashes) that follow, up to the next '/', '\\',
+// '?' or '#'; the user info is what comes before its last '@'. In a ref
+// without an authority that is its first path segment, and a first segment
+// with an '@' that far in is no link either.
+func longUserinfo(s string) bool {
+	if len(s) <= maxUserinfo || strings.IndexByte(s, '@') < 0 {
+		return false
+	}
+	if i := strings.IndexByte(s, ':'); i > 0 && isScheme(s[:i]) {
+		s = s[i+1:]
+	}
+	s = strings.TrimLeft(s, "/\\")
+	if end := strings.IndexAny(s, "/\\?#"); end >= 0 {
+		s = s[:end]
+	}
+	return strings.LastIndexByte(s, '@') > maxUserinfo
+}
+
+// manySegments reports a cleaned ref with more than maxSegments '/' or '\\'
+// before its query or fragment (a bound on its path segments, and on those
+// of a path resolved against a base's shorter one).
+func manySegments(s string) bool {
+	if len(s) <= maxSegments {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '?', '#':
+			return false
+		case '/', '\\':
+			if n++; n > maxSegments {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isScheme reports a URL scheme: an ASCII letter, then letters, digits,
+// '+', '-' and '.'.
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		switch {
+		case 'a' <= c && c <= 'z':
+		case i > 0 && ('0' <= s[i] && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // parseUTF8 parses ref against the base as the standard does with UTF-8.

@@ -2,6 +2,8 @@ package weburl
 
 import (
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -182,4 +184,53 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %q, want refused", in, got)
 		}
 	}
+}
+
+func TestResolveBounds(t *testing.T) {
+	long := "/" + strings.Repeat("a", MaxRefLength-1)
+	if _, ok := Resolve(page, long, ""); !ok {
+		t.Error("a ref of MaxRefLength refused")
+	}
+	if _, ok := Resolve(page, long+"a", ""); ok {
+		t.Error("a ref past MaxRefLength taken")
+	}
+	for _, c := range []struct {
+		ref string
+		ok  bool
+	}{
+		{"http://" + strings.Repeat("u", maxUserinfo) + "@h/", true},
+		{"http://" + strings.Repeat("u", maxUserinfo+1) + "@h/", false},
+		{"http://" + strings.Repeat("@", maxUserinfo+1) + "h/", true},
+		{"http://" + strings.Repeat("@", maxUserinfo+2) + "h/", false},
+		{"\thttp:\\\\" + strings.Repeat("u", maxUserinfo+1) + "@h/", false},
+		{"//" + strings.Repeat("u", maxUserinfo+1) + "@h/", false},
+		{"/?" + strings.Repeat("@", 2*maxUserinfo), true}, // '@' in a query: no user info
+		{strings.Repeat("a/", maxSegments), true},
+		{strings.Repeat("a/", maxSegments+1), false},
+		{strings.Repeat("\\", maxSegments+1), false},
+		{"/x?" + strings.Repeat("a/", maxSegments+1), true}, // '/' in a query: no segment
+	} {
+		if _, ok := Resolve(page, c.ref, ""); ok != c.ok {
+			t.Errorf("Resolve(%.40q…) ok = %v, want %v", c.ref, ok, c.ok)
+		}
+	}
+}
+
+// One Resolver serves a page's links from several goroutines (go test -race).
+func TestResolveConcurrently(t *testing.T) {
+	r, err := NewResolver(page+"?a=1", "shift_jis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for _, ref := range []string{"x", "?q=日本", "#f", "../y?z"} {
+				if _, ok := r.Resolve(ref); !ok {
+					t.Errorf("Resolve(%q) refused", ref)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
