@@ -95,21 +95,13 @@ func lookupCharset(label string) (cs *charset, ok bool) {
 
 // appendQuery appends q, the query of a special URL as written (a UTF-8
 // string; an invalid byte counts as U+FFFD), as the URL Standard's
-// "percent-encode after encoding" writes it with cs and the special-query
-// percent-encode set: each byte of the encoded query percent-encoded when it
-// is in that set, and each code point cs cannot encode written as "%26%23",
-// its decimal value and "%3B" (an HTML character reference, escaped). The
-// result is ASCII; parsed again as UTF-8, it stays as it is.
+// "percent-encode after encoding" writes it with cs (not nil: UTF-8 needs
+// none of this) and the special-query percent-encode set: each byte of the
+// encoded query percent-encoded when it is in that set, and each code point
+// cs cannot encode written as "%26%23", its decimal value and "%3B" (an
+// HTML character reference, escaped). The result is ASCII; parsed again as
+// UTF-8, it stays as it is.
 func appendQuery(dst []byte, q string, cs *charset) []byte {
-	if cs == nil {
-		var buf [utf8.UTFMax]byte
-		for _, r := range q {
-			for _, c := range utf8.AppendRune(buf[:0], r) {
-				dst = appendQueryByte(dst, c)
-			}
-		}
-		return dst
-	}
 	if cs.kind == iso2022JPKind {
 		return appendISO2022JP(dst, q)
 	}

@@ -138,9 +138,10 @@ func Resolve(base, ref, encoding string) (resolved string, ok bool) {
 }
 
 // Parse returns an absolute http or https URL given outside any document
-// (on a command line, in a configuration, by a caller), as a browser reads
-// one pasted into its address bar's URL parser: UTF-8, the host in A-labels,
-// the fragment dropped. ok is false for what Resolve refuses.
+// (on a command line, in a configuration, by a caller) as the URL parser
+// reads it without a base and in UTF-8: the host in A-labels, the path and
+// query percent-encoded, the fragment dropped. ok is false for what Resolve
+// refuses.
 func Parse(raw string) (parsed string, ok bool) {
 	var r Resolver
 	return r.Resolve(raw)
