@@ -41,6 +41,12 @@ import (
 // with user info, control characters, bad percent-escapes, bad hosts and
 // bad ports: the fetcher could not or must not request them.
 //
+// The result is ASCII, what goes on the wire: a URL given as an IRI
+// ("http://пример.example/путь?q=слово") has its host in A-labels and its
+// path and query in percent-encoded UTF-8, and raw bytes that are not UTF-8
+// are percent-encoded as they are. (A link's query, which its page may
+// encode in a legacy encoding, is internal/weburl's to encode.)
+//
 // Normalize is idempotent: Normalize(Normalize(x)) == Normalize(x). An
 // already normal URL is returned as the same string.
 func Normalize(raw string) (string, error) {

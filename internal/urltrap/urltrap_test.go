@@ -85,6 +85,8 @@ func TestNormalize(t *testing.T) {
 		{"percent itself kept", "http://a/100%25", "http://a/100%25"},
 		{"space encoded", "http://a/a b?q=c d", "http://a/a%20b?q=c%20d"},
 		{"raw non-ASCII encoded", "http://a/é", "http://a/%C3%A9"},
+		{"an IRI written in ASCII", "http://пример.example/путь?q=слово", "http://xn--e1afmkfd.example/%D0%BF%D1%83%D1%82%D1%8C?q=%D1%81%D0%BB%D0%BE%D0%B2%D0%BE"},
+		{"raw bytes that are not UTF-8 escaped as they are", "http://a/\xf1?q=\xf1\xeb", "http://a/%F1?q=%F1%EB"},
 		{"plus kept", "http://a/?q=a+b", "http://a/?q=a+b"},
 		{"sub-delims kept raw", "http://a/!$&'()*+,;=:@?x=/?", "http://a/!$&'()*+,;=:@?x=/?"},
 		{"unsafe raw bytes encoded", "http://a/<{|}>\\^`[]", "http://a/%3C%7B%7C%7D%3E%5C%5E%60%5B%5D"},
@@ -524,6 +526,7 @@ func FuzzNormalize(f *testing.F) {
 		"HTTP://host:0080",
 		"http://0x7F.1:8080/a",
 		"http://0177.0.0.01./",
+		"http://пример.example/путь?q=слово",
 	} {
 		f.Add(s)
 	}
@@ -538,6 +541,11 @@ func FuzzNormalize(f *testing.F) {
 		}
 		if again != out {
 			t.Fatalf("not idempotent: %q -> %q -> %q", in, out, again)
+		}
+		for i := 0; i < len(out); i++ {
+			if out[i] >= 0x80 || out[i] <= ' ' || out[i] == 0x7f {
+				t.Fatalf("Normalize(%q) = %q: byte %#x on the wire", in, out, out[i])
+			}
 		}
 		u, err := url.Parse(out)
 		if err != nil {
