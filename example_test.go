@@ -546,6 +546,33 @@ func ExampleResult_TextForAI() {
 // Fetch waits for one URL's Result, under the same rules as Add: here
 // robots.txt first, then the page. Its Result comes back to the caller
 // alone, not through Results.
+// A page is read as a browser reads it (R8.4): here one in windows-1251,
+// declared by its header, and one in Shift_JIS, declared only by its
+// <meta>. Body keeps the bytes as sent; Title, HTML, TextForAI and Links
+// read them decoded, and each link's path is UTF-8 while its query is in
+// the page's encoding, as a browser requests it.
+func ExampleResult_Charset() {
+	cyrillic := "<title>\xcd\xee\xe2\xee\xf1\xf2\xe8</title><a href=\"/\xef\xf3\xf2\xfc?q=\xf1\xeb\xee\xe2\xee\">x</a>"
+	japanese := "<meta charset=\"shift_jis\"><title>\x93\xfa\x96{</title><a href=\"/\x83p\x83X?q=\x8c\x9f\x8d\xf5\">x</a>"
+	farm, cfg := farmOf(
+		politetest.Site{Name: "ru.test", Pages: map[string]politetest.Page{
+			"/": {Body: []byte(cyrillic), Header: http.Header{"Content-Type": {"text/html; charset=windows-1251"}}}}},
+		politetest.Site{Name: "jp.test", Pages: map[string]politetest.Page{
+			"/": {Body: []byte(japanese), Header: http.Header{"Content-Type": {"text/html"}}}}},
+	)
+	defer farm.Close()
+	f := fetch(cfg, farm.URL("ru.test", "/"), farm.URL("jp.test", "/"))
+	defer f.Close()
+	for _, r := range readAll(f) {
+		cs := r.Charset()
+		link, _ := url.Parse(r.Links()[0].URL)
+		fmt.Printf("%s: %s (from the %s), %q, %s\n", hostOf(r.URL), cs.Name, cs.Source, r.Title(), link.RequestURI())
+	}
+	// Unordered output:
+	// ru.test: windows-1251 (from the header), "Новости", /%D0%BF%D1%83%D1%82%D1%8C?q=%F1%EB%EE%E2%EE
+	// jp.test: shift_jis (from the meta), "日本", /%E3%83%91%E3%82%B9?q=%8C%9F%8D%F5
+}
+
 func ExampleFetcher_Fetch() {
 	farm, cfg := farmOf(politetest.Site{Name: "docs.test"})
 	defer farm.Close()

@@ -22,8 +22,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/politecrawler/polite/internal/weburl"
 	"golang.org/x/net/html"
-	"golang.org/x/text/encoding"
 )
 
 // Bounds on what one pass reads and keeps.
@@ -64,7 +64,9 @@ type Page struct {
 	Text string
 	// Links lists the page's links in document order, each once: <a> and
 	// <area> href, and <link> href whose rel is alternate, next or prev.
-	// They are absolute http or https URLs without fragment.
+	// They are absolute http or https URLs without fragment, resolved as a
+	// browser resolves them (internal/weburl): ASCII, the path in UTF-8,
+	// the query in the page's encoding.
 	Links []Link
 	// Meta maps each <meta name> (lower case, trimmed) to its content.
 	// Several tags of the same name give their contents joined by ", ",
@@ -120,10 +122,16 @@ func Parse(body []byte, contentType string, pageURL *url.URL) Page {
 	body = decode(body[bom:], enc, cs)
 	// The text is rarely longer than the markup it came from: one buffer
 	// of the body's size, up to a bound, spares the growing.
-	p := pass{base: pageURL, enc: enc, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
+	base := ""
 	if pageURL != nil {
-		p.page.Base = pageURL.String()
+		base = pageURL.String()
 	}
+	links, err := weburl.NewResolver(base, cs.Name)
+	if err != nil { // a name Sniff gave is one the URL parser knows: never
+		links, _ = weburl.NewResolver(base, "")
+	}
+	p := pass{links: links, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
+	p.page.Base = links.Base()
 	p.run(body, false)
 	p.page.Read, p.page.Truncated, p.page.Charset = read, truncated, cs
 	p.page.Text = string(p.text.b)
@@ -174,10 +182,9 @@ func hasMeta(body []byte) bool {
 
 // pass is the state of one reading.
 type pass struct {
-	page Page
-	text textWriter
-	base *url.URL
-	enc  encoding.Encoding // the page's: its links' queries are encoded in it
+	page  Page
+	text  textWriter
+	links *weburl.Resolver // the page's base and encoding, which its links resolve by
 	// origin is the base's scheme and authority, for plainLink; made
 	// when first needed.
 	origin string
@@ -418,9 +425,9 @@ func (p *pass) element(z *html.Tokenizer, name []byte) {
 		// URL it applies to, so links are resolved as they come.
 		if haveHref && !p.seenBase {
 			p.seenBase = true
-			if u := p.resolve(href); u != nil {
-				p.base, p.origin = u, ""
-				p.page.Base = u.String()
+			if p.links.SetBase(string(href)) {
+				p.origin = ""
+				p.page.Base = p.links.Base()
 				p.hrefIndex = nil // hrefs met before resolve differently now
 			}
 		}
@@ -430,9 +437,8 @@ func (p *pass) element(z *html.Tokenizer, name []byte) {
 			p.addMeta(string(bytes.ToLower(trimSpace(metaName))), trimSpace(content))
 		case bytes.EqualFold(trimSpace(equiv), []byte("refresh")) && p.page.Refresh == "":
 			if target, ok := refreshURL(content); ok {
-				if u := p.resolve(target); u != nil && isWeb(u) {
-					u.Fragment, u.RawFragment = "", ""
-					p.page.Refresh = u.String()
+				if u, ok := p.links.Resolve(string(target)); ok {
+					p.page.Refresh = u
 				}
 			}
 		}
@@ -510,12 +516,9 @@ func (p *pass) newLink(href []byte, nofollow bool) int {
 	}
 	s, ok := p.plainLink(href)
 	if !ok {
-		u := p.resolve(href)
-		if u == nil || !isWeb(u) {
+		if s, ok = p.links.Resolve(string(href)); !ok {
 			return -1
 		}
-		u.Fragment, u.RawFragment = "", ""
-		s = u.String()
 	}
 	if len(s) > MaxLinkLen {
 		return -1
@@ -573,10 +576,12 @@ func (p *pass) plainLink(href []byte) (string, bool) {
 		return "", false
 	}
 	if p.origin == "" {
-		if p.base == nil || !isWeb(p.base) {
+		// The base as the URL parser wrote it: ASCII, its host in A-labels.
+		base, err := url.Parse(p.links.Base())
+		if err != nil || base.Scheme != "http" && base.Scheme != "https" || base.Host == "" || base.User != nil {
 			return "", false
 		}
-		p.origin = (&url.URL{Scheme: p.base.Scheme, User: p.base.User, Host: p.base.Host}).String()
+		p.origin = base.Scheme + "://" + base.Host
 	}
 	return p.origin + string(href), true
 }
@@ -602,33 +607,6 @@ func plainPath(href []byte) bool {
 		segStart = i + 1
 	}
 	return true
-}
-
-// resolve parses ref as browsers read an attribute URL (tabs and line
-// breaks removed) and resolves it against the base. It returns nil when
-// ref cannot be read or stays relative.
-func (p *pass) resolve(ref []byte) *url.URL {
-	ref = trimSpace(ref)
-	s := string(ref)
-	if strings.ContainsAny(s, "\t\n\r") {
-		s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil
-	}
-	if p.base != nil {
-		u = p.base.ResolveReference(u)
-	}
-	if !u.IsAbs() {
-		return nil
-	}
-	return u
-}
-
-// isWeb reports an http or https URL with a host.
-func isWeb(u *url.URL) bool {
-	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // refreshURL reads the URL of a meta refresh content, as HTML's "shared

@@ -107,7 +107,7 @@ func TestHTMLPassLinks(t *testing.T) {
 		{"a without href", `<a name="x">x</a>`, nil},
 		{"empty href is the page", `<a href="">`, nil},
 		{"unparsable", `<a href="http://[::1">`, nil},
-		{"upper-case scheme", `<a href="HTTP://Example.COM/A">`, []Link{{"http://Example.COM/A", false}}},
+		{"upper-case scheme and host, as browsers write them", `<a href="HTTP://Example.COM/A">`, []Link{{"http://example.com/A", false}}},
 	}
 	for _, tt := range tests {
 		p := Parse([]byte(tt.html), "", page)
