@@ -573,6 +573,15 @@ func ExampleResult_Charset() {
 	// jp.test: shift_jis (from the meta), "日本", /%E3%83%91%E3%82%B9?q=%8C%9F%8D%F5
 }
 
+// DisplayURL prints a link as a person reads it; the fetcher requests it
+// as a browser does, ASCII on the wire.
+func ExampleDisplayURL() {
+	link := "http://xn--e1afmkfd.example/%D0%BF%D1%83%D1%82%D1%8C?q=%D1%81%D0%BB%D0%BE%D0%B2%D0%BE&r=%F1%EB"
+	fmt.Println(polite.DisplayURL(link))
+	// Output:
+	// http://пример.example/путь?q=слово&r=%F1%EB
+}
+
 func ExampleFetcher_Fetch() {
 	farm, cfg := farmOf(politetest.Site{Name: "docs.test"})
 	defer farm.Close()

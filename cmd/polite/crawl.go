@@ -244,10 +244,10 @@ func (c *crawler) addSitemaps(f *polite.Fetcher, seed string) {
 func (c *crawler) readSitemap(f *polite.Fetcher, r *polite.Result, sum *summary) {
 	sm, err := sitemap.Parse(r.Body)
 	if err != nil {
-		fmt.Fprintf(c.errOut, "polite crawl: sitemap %s: %v\n", r.URL, err)
+		fmt.Fprintf(c.errOut, "polite crawl: sitemap %s: %v\n", polite.DisplayURL(r.URL), err)
 	}
 	if sm.Truncated {
-		fmt.Fprintf(c.errOut, "polite crawl: sitemap %s: over the protocol's caps (%d URLs, %d bytes); the rest is not read\n", r.URL, sitemap.MaxURLs, sitemap.MaxBytes)
+		fmt.Fprintf(c.errOut, "polite crawl: sitemap %s: over the protocol's caps (%d URLs, %d bytes); the rest is not read\n", polite.DisplayURL(r.URL), sitemap.MaxURLs, sitemap.MaxBytes)
 	}
 	for _, loc := range sm.Locs {
 		c.add(f, loc, sm.Kind == sitemap.Index)
@@ -299,7 +299,7 @@ func (s summary) print(w io.Writer) {
 	}
 	slices.Sort(kinds)
 	for _, k := range kinds {
-		fmt.Fprintf(w, "  trap %-19s %3d URLs dropped, e.g. %s\n", k, len(s.traps[k]), politetest.ShortURL(s.traps[k][0]))
+		fmt.Fprintf(w, "  trap %-19s %3d URLs dropped, e.g. %s\n", k, len(s.traps[k]), politetest.ShortURL(polite.DisplayURL(s.traps[k][0])))
 	}
 }
 

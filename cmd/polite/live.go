@@ -153,7 +153,7 @@ func (l *live) setStats(st polite.Stats) {
 
 // logRefusal adds a URL of a refused or stopped host to the refusal log.
 func (l *live) logRefusal(rawURL string, err error) {
-	r := liveRefusal{At: unixMilli(time.Now()), URL: rawURL}
+	r := liveRefusal{At: unixMilli(time.Now()), URL: polite.DisplayURL(rawURL)}
 	if u, perr := url.Parse(rawURL); perr == nil {
 		r.Host = u.Hostname()
 	}
