@@ -203,7 +203,7 @@ func utf16(body []byte, contentType string) bool {
 	if bytes.HasPrefix(body, boms[1].mark) || bytes.HasPrefix(body, boms[2].mark) {
 		return true
 	}
-	if !strings.Contains(strings.ToLower(contentType), "utf-16") {
+	if !strings.Contains(contentType, "16") {
 		return false // the common case, without parsing the header
 	}
 	_, cs, _ := Sniff(nil, contentType)

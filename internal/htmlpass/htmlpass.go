@@ -122,17 +122,13 @@ func Parse(body []byte, contentType string, pageURL *url.URL) Page {
 	body = decode(body[bom:], enc, cs)
 	// The text is rarely longer than the markup it came from: one buffer
 	// of the body's size, up to a bound, spares the growing.
-	base := ""
-	if pageURL != nil {
-		base = pageURL.String()
-	}
-	links, err := weburl.NewResolver(base, cs.Name)
-	if err != nil { // a name Sniff gave is one the URL parser knows: never
-		links, _ = weburl.NewResolver(base, "")
-	}
-	p := pass{links: links, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
-	p.page.Base = links.Base()
+	p := pass{pageURL: pageURL, encoding: cs.Name, text: textWriter{max: MaxText, b: make([]byte, 0, min(len(body), maxTextPresize))}}
 	p.run(body, false)
+	if p.links != nil {
+		p.page.Base = p.links.Base()
+	} else if pageURL != nil {
+		p.page.Base = pageURL.String()
+	}
 	p.page.Read, p.page.Truncated, p.page.Charset = read, truncated, cs
 	p.page.Text = string(p.text.b)
 	p.page.TextTruncated = p.text.full
@@ -182,9 +178,14 @@ func hasMeta(body []byte) bool {
 
 // pass is the state of one reading.
 type pass struct {
-	page  Page
-	text  textWriter
-	links *weburl.Resolver // the page's base and encoding, which its links resolve by
+	page Page
+	text textWriter
+	// links resolves the page's links by its base and encoding, made when
+	// first needed: a page whose links are all plain paths needs none.
+	links    *weburl.Resolver
+	pageURL  *url.URL
+	encoding string
+	netBase  *url.URL // the base for simpleLink, when canonical; made when first needed
 	// origin is the base's scheme and authority, for plainLink; made
 	// when first needed.
 	origin string
@@ -425,9 +426,8 @@ func (p *pass) element(z *html.Tokenizer, name []byte) {
 		// URL it applies to, so links are resolved as they come.
 		if haveHref && !p.seenBase {
 			p.seenBase = true
-			if p.links.SetBase(string(href)) {
-				p.origin = ""
-				p.page.Base = p.links.Base()
+			if p.resolver().SetBase(string(href)) {
+				p.origin, p.netBase = "", nil
 				p.hrefIndex = nil // hrefs met before resolve differently now
 			}
 		}
@@ -437,7 +437,7 @@ func (p *pass) element(z *html.Tokenizer, name []byte) {
 			p.addMeta(string(bytes.ToLower(trimSpace(metaName))), trimSpace(content))
 		case bytes.EqualFold(trimSpace(equiv), []byte("refresh")) && p.page.Refresh == "":
 			if target, ok := refreshURL(content); ok {
-				if u, ok := p.links.Resolve(string(target)); ok {
+				if u, ok := p.resolver().Resolve(string(target)); ok {
 					p.page.Refresh = u
 				}
 			}
@@ -516,7 +516,10 @@ func (p *pass) newLink(href []byte, nofollow bool) int {
 	}
 	s, ok := p.plainLink(href)
 	if !ok {
-		if s, ok = p.links.Resolve(string(href)); !ok {
+		s, ok = p.simpleLink(href)
+	}
+	if !ok {
+		if s, ok = p.resolver().Resolve(string(href)); !ok {
 			return -1
 		}
 	}
@@ -576,14 +579,35 @@ func (p *pass) plainLink(href []byte) (string, bool) {
 		return "", false
 	}
 	if p.origin == "" {
-		// The base as the URL parser wrote it: ASCII, its host in A-labels.
-		base, err := url.Parse(p.links.Base())
-		if err != nil || base.Scheme != "http" && base.Scheme != "https" || base.Host == "" || base.User != nil {
+		base := p.pageURL
+		if p.links != nil || !canonical(base) {
+			// The base as the URL parser wrote it: ASCII, its host in A-labels.
+			var err error
+			if base, err = url.Parse(p.resolver().Base()); err != nil {
+				return "", false
+			}
+		}
+		if base == nil || base.Scheme != "http" && base.Scheme != "https" || base.Host == "" || base.User != nil {
 			return "", false
 		}
 		p.origin = base.Scheme + "://" + base.Host
 	}
 	return p.origin + string(href), true
+}
+
+// resolver returns the page's Resolver, made on first use.
+func (p *pass) resolver() *weburl.Resolver {
+	if p.links == nil {
+		base := ""
+		if p.pageURL != nil {
+			base = p.pageURL.String()
+		}
+		var err error
+		if p.links, err = weburl.NewResolver(base, p.encoding); err != nil {
+			p.links, _ = weburl.NewResolver(base, "") // a name Sniff gives is always known
+		}
+	}
+	return p.links
 }
 
 // plainPath reports an absolute path of unreserved characters and "/",
