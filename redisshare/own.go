@@ -191,18 +191,22 @@ func (s *Shared) claimed(a netip.Addr, ask polite.Ask, l *lane, cmd redis.Cmder,
 	kind, _ := r[0].(string)
 	switch kind {
 	case "owned":
-		if len(r) != 7 {
+		if len(r) != 8 {
 			return
 		}
 		if o := s.owned[a]; o != nil && o.token == num(r[1]) {
 			// Already this process's (a claim sent twice): the same
 			// ownership, its request in flight and its rest kept.
-			o.leaseEnds = sent.Add(ms(r[2]))
+			o.leaseEnds, o.contested = sent.Add(ms(r[2])), o.contested || num(r[7]) > 0
 			s.sawEpoch(l, a, r[4])
 			return
 		}
+		// Others that wait already, told of the release before, do not
+		// say so again: the claim's count of them is what makes this
+		// ownership contested, given up once held Options.Hold.
 		o := &ownership{token: num(r[1]), lane: l, leaseEnds: sent.Add(ms(r[2])), due: got.Add(ms(r[3])),
-			since: got, lastTake: got, lease: ask.Lease, lrest: ask.LeaseRest, more: true, others: map[string]bool{}}
+			since: got, lastTake: got, lease: ask.Lease, lrest: ask.LeaseRest, more: true, others: map[string]bool{},
+			contested: num(r[7]) > 0}
 		stops, _ := r[5].([]any)
 		for i := 0; i+2 < len(stops); i += 3 {
 			until, _ := strconv.ParseInt(fmt.Sprint(stops[i+1]), 10, 64)

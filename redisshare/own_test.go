@@ -144,6 +144,48 @@ func TestReleaseTellsTheWaiter(t *testing.T) {
 	}
 }
 
+// Hold over a handover: an owner that claims an address others still
+// wait for, told of the release before, knows from its claim that it is
+// wanted, and gives the address up once held Options.Hold, though more is
+// queued here; it is not kept to the end of its queue while they wait.
+func TestClaimOfAWantedAddressIsContested(t *testing.T) {
+	a, b, rdb := twoShared(t)
+	c, err := New(redis.NewClient(&redis.Options{Addr: rdb.Options().Addr}), Options{Hold: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	a.hold, b.hold = time.Nanosecond, time.Nanosecond
+	first := take(t, a, ask("a.test", true))
+	woken := make(chan struct{})
+	var once sync.Once
+	wait := ask("a.test", true)
+	wait.Wake = func() { once.Do(func() { close(woken) }) }
+	for _, s := range []*Shared{b, c} {
+		if held := take(t, s, wait); held.Granted {
+			t.Fatalf("a waiter's Take while owned: %+v", held)
+		}
+	}
+	if err := a.Rest(context.Background(), first, 0); err != nil {
+		t.Fatal(err)
+	}
+	<-woken // b, the first waiter
+	turn := take(t, b, wait)
+	b.mu.Lock()
+	o := b.owned[addr1]
+	contested := o != nil && o.contested
+	b.mu.Unlock()
+	if !turn.Granted || !contested {
+		t.Fatalf("the first waiter's claim: %+v, contested %v; want granted, and contested: another waits", turn, contested)
+	}
+	if err := b.Rest(context.Background(), turn, 0); err != nil {
+		t.Fatal(err)
+	}
+	if owner, _ := rdb.HGet(context.Background(), b.addrKey(addr1), "owner").Result(); owner != "" {
+		t.Errorf("after the contested owner's request, owner = %q, want the address given up", owner)
+	}
+}
+
 // A lease whose owner died ends by itself, and the address then rests as
 // after a failure (LeaseRest); the owner's late release, its token no
 // longer in force once another claimed the address, changes nothing.

@@ -30,10 +30,10 @@ import "github.com/redis/go-redis/v9"
 
 // claimScript: KEYS address, waiters, stops, robots, epoch; ARGV owner,
 // lease, lrest, grace, robotsAge, address, channel prefix. Replies
-// {"owned", token, lease left, rest left, epoch, stops, origins}: the
-// address is the caller's, to be asked once the rest left is over (stops
-// are host, until, reason; origins those whose robots.txt was fetched
-// within robotsAge);
+// {"owned", token, lease left, rest left, epoch, stops, origins,
+// waiters}: the address is the caller's, to be asked once the rest left
+// is over (stops are host, until, reason; origins those whose robots.txt
+// was fetched within robotsAge; waiters how many others wait for it);
 // {"wait", ms, epoch}: another owns it, or it is kept for another, and
 // the caller is a waiter, told (on its channel) when it is given up;
 // {"rest", ms, epoch}: nobody owns it, but it rests longer than a lease
@@ -116,7 +116,7 @@ for i = 1, #r, 2 do
     table.insert(origins, r[i])
   end
 end
-return {'owned', tok, untilMs - now, math.max(due - now, 0), epoch, stops, origins}
+return {'owned', tok, untilMs - now, math.max(due - now, 0), epoch, stops, origins, redis.call('LLEN', KEYS[2])}
 `)
 
 // renewScript: KEYS address, waiters, epoch; ARGV owner, token, lease.
