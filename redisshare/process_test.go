@@ -37,6 +37,7 @@ const (
 	urlsEnv    = "REDISSHARE_TEST_URLS"
 	timeoutEnv = "REDISSHARE_TEST_TIMEOUT"
 	latencyEnv = "REDISSHARE_TEST_LATENCY"
+	spreadEnv  = "REDISSHARE_TEST_SPREAD"  // host i waits the latency and i times this
 	aloneEnv   = "REDISSHARE_TEST_ALONE"   // set: no Config.Shared, the process alone
 	clusterEnv = "REDISSHARE_TEST_CLUSTER" // set: redisEnv is a Cluster's masters, comma-separated
 	holdEnv    = "REDISSHARE_TEST_HOLD"    // Options.Hold
@@ -69,6 +70,7 @@ func TestFarmChild(t *testing.T) {
 	fail := func(err error) { fmt.Fprintln(os.Stderr, "farm process:", err); os.Exit(1) }
 	n, _ := strconv.Atoi(os.Getenv(hostsEnv))
 	latency, _ := time.ParseDuration(os.Getenv(latencyEnv))
+	spread, _ := time.ParseDuration(os.Getenv(spreadEnv))
 	fm := politetest.New(nil)
 	defer fm.Close()
 	if err := fm.ShareOneListener(); err != nil {
@@ -77,7 +79,7 @@ func TestFarmChild(t *testing.T) {
 	entered := make(chan string, 64)
 	var hello farmHello
 	for i := range n {
-		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Latency: latency, Pages: map[string]politetest.Page{
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Latency: latency + time.Duration(i)*spread, Pages: map[string]politetest.Page{
 			hangPath:   {Hang: true, Entered: entered},
 			refusePath: {Status: 403},
 			busyPath:   {Status: 503, Header: http.Header{"Retry-After": {"7200"}}},
@@ -148,11 +150,12 @@ type farmChild struct {
 }
 
 // startFarm starts a farm process of hosts sites, h0000.test on, each
-// waiting latency before it answers.
-func startFarm(t testing.TB, hosts int, latency time.Duration) *farmChild {
+// waiting latency before it answers; env is more of its environment.
+func startFarm(t testing.TB, hosts int, latency time.Duration, env ...string) *farmChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmChild$")
 	cmd.Env = append(os.Environ(), roleEnv+"=farm", hostsEnv+"="+strconv.Itoa(hosts), latencyEnv+"="+latency.String())
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

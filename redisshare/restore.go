@@ -66,10 +66,11 @@ func (s *Shared) restoreLocked(l *lane) {
 	s.logger.Warn("redisshare: Redis lost its data; writing back leases and rests", "server", l.name, "addresses", len(calls))
 }
 
-// restoreCall writes back one address; the time left is rounded up.
+// restoreCall writes back one address; the time left and the rest after
+// a lease are rounded up (R1.4).
 func (s *Shared) restoreCall(l *lane, a netip.Addr, kind string, token int64, left, lrest time.Duration) *call {
 	c := &call{script: restoreScript, keys: []string{s.addrKey(a), s.epochKey(a)},
-		args: []any{kind, s.me, token, left.Milliseconds() + 1, lrest.Milliseconds()}}
+		args: []any{kind, s.me, token, ceilMs(left), ceilMs(lrest)}}
 	c.apply = func(cmd redis.Cmder, _ time.Time) {
 		if e, err := cmd.(*redis.Cmd).Text(); err == nil {
 			s.mu.Lock()
