@@ -116,7 +116,9 @@ func TestRestsSentRoundedUp(t *testing.T) {
 	if c := s.releaseCall(releaseOf{addr: addr1, token: 1, rest: rest}, l); sent(c.args[2]) < rest {
 		t.Errorf("a release of a rest of %v sends %v", rest, sent(c.args[2]))
 	}
+	s.mu.Lock()
 	c := s.restoreCall(l, addr1, "o", 1, rest, rest)
+	s.mu.Unlock()
 	if sent(c.args[3]) < rest || sent(c.args[4]) < rest {
 		t.Errorf("a write-back of a lease of %v, with a rest after it of %v, sends %v and %v", rest, rest, sent(c.args[3]), sent(c.args[4]))
 	}
