@@ -3,6 +3,8 @@ package polite
 import (
 	"context"
 	"fmt"
+	"net/netip"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,10 +30,17 @@ const (
 	minCoordinatorWait = 10 * time.Millisecond
 )
 
-// sharedState is what the fetcher knows of its Coordinator's health.
+// sharedState is what the fetcher knows of its Coordinator's health. A
+// Coordinator may answer for some addresses and not for others (a Redis
+// Cluster with one master down): it is down from the first Take that
+// failed until every address whose last Take failed has been answered,
+// one change of state each way, however the Takes of the others go.
 type sharedState struct {
-	down   atomic.Bool  // the last Take failed
+	down   atomic.Bool  // the last Take of some address failed
 	errors atomic.Int64 // Takes and Rests that failed
+
+	mu      sync.Mutex
+	failing map[netip.Addr]bool // the addresses whose last Take failed
 }
 
 // take asks the Coordinator for a request job's address. It returns the
@@ -46,7 +55,7 @@ func (f *Fetcher) take(j schedule.Job) (Turn, *schedule.Completion) {
 	ctx, cancel := context.WithTimeout(f.ctx, coordinatorTimeout)
 	turn, err := f.set.coordinator.Take(ctx, ask)
 	cancel()
-	f.noteCoordinator(err)
+	f.noteCoordinator(ask.Addr, err)
 	if err == nil && turn.Granted {
 		return turn, nil
 	}
@@ -97,20 +106,35 @@ func (f *Fetcher) giveBack(c *schedule.Completion, turn Turn) {
 	f.sched.Released(c.Budget)
 }
 
-// noteCoordinator keeps the Coordinator's health after a Take, and logs
-// when it stops answering and when it answers again.
-func (f *Fetcher) noteCoordinator(err error) {
+// noteCoordinator keeps the Coordinator's health after a Take of addr,
+// and logs when it stops answering and when it answers again.
+func (f *Fetcher) noteCoordinator(addr netip.Addr, err error) {
 	if err != nil && f.ctx.Err() != nil {
 		return // closing: the call was cancelled
 	}
 	if err != nil {
 		f.shared.errors.Add(1)
+	} else if !f.shared.down.Load() {
+		return // no address is failing: nothing to forget
 	}
-	if was := f.shared.down.Swap(err != nil); was == (err != nil) {
+	f.shared.mu.Lock()
+	was := len(f.shared.failing) > 0
+	if err != nil {
+		if f.shared.failing == nil {
+			f.shared.failing = map[netip.Addr]bool{}
+		}
+		f.shared.failing[addr] = true
+	} else {
+		delete(f.shared.failing, addr)
+	}
+	down := len(f.shared.failing) > 0
+	f.shared.down.Store(down)
+	f.shared.mu.Unlock()
+	if was == down {
 		return
 	}
 	if err != nil {
-		f.set.logger.Warn("polite: coordinator unreachable; no request is sent until it answers",
+		f.set.logger.Warn("polite: coordinator unreachable; no request is sent where it does not answer, until it does",
 			"err", fmt.Errorf("%w: %w", ErrCoordinator, err))
 		return
 	}

@@ -3,6 +3,8 @@ package polite_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +80,64 @@ func TestCoordinatorDownSendsNothing(t *testing.T) {
 	}
 	if rep := r.farm.Audit().Report(politetest.AtLeast(polite.MinRest)); !rep.Polite() {
 		t.Error(rep)
+	}
+}
+
+// A Coordinator that fails for one address and answers for another, as
+// a Redis Cluster with one master down does, is down once and up again
+// once, each change logged once and Stats.SharedDown true between: not a
+// line at each Take that goes another way than the one before (R12.2).
+func TestCoordinatorPartlyDownLoggedOnce(t *testing.T) {
+	r := newFarmRig(t)
+	addr, err := r.farm.NewAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := r.site(politetest.Site{Name: "down.test", Addr: addr})
+	up := r.site(politetest.Site{Name: "up.test"})
+	back := r.clk.Now().Add(30 * time.Second)
+	sh := &scriptedShared{Store: polite.NewMemoryStore(), take: func(a polite.Ask) (polite.Turn, error) {
+		if a.Addr == addr && r.clk.Now().Before(back) {
+			return polite.Turn{}, errors.New("its Redis server does not answer")
+		}
+		return granted(a)
+	}}
+	logs := &logRecords{}
+	f := r.start(polite.Config{Shared: sh, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	urls := append(r.pages(down, 2), r.pages(up, 6)...)
+	r.add(urls...)
+	var mid polite.Stats
+	res := make(map[string]*polite.Result)
+	for len(res) < len(urls) {
+		for u, v := range r.results(1) {
+			res[u] = v
+		}
+		if len(res) == 4 { // up.test's robots.txt and three pages: 9 s on
+			if mid, err = f.Stats(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, u := range urls {
+		if res[u].Err != nil || res[u].Status != 200 {
+			t.Errorf("%s: %d %v", u, res[u].Status, res[u].Err)
+		}
+	}
+	if !mid.SharedDown {
+		t.Error("Stats.SharedDown false while the Coordinator failed for one address")
+	}
+	var unreachable, again int
+	for _, rec := range logs.records(t) {
+		msg, _ := rec["msg"].(string)
+		switch {
+		case strings.HasPrefix(msg, "polite: coordinator unreachable"):
+			unreachable++
+		case strings.HasPrefix(msg, "polite: coordinator answers again"):
+			again++
+		}
+	}
+	if unreachable != 1 || again != 1 {
+		t.Errorf("logged %d times unreachable and %d times answering again, want once each", unreachable, again)
 	}
 }
 

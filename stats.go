@@ -25,7 +25,7 @@ type Stats struct {
 	InFlightNeed float64          // requests in flight the work needs, by Little's law (R1.2)
 	MaxInFlight  int              // the cap on requests in flight (Config.MaxInFlight)
 	CPUCeiling   int              // the most requests in flight the CPU has room for now
-	SharedDown   bool             // Config.Shared did not answer when last asked: no request is sent
+	SharedDown   bool             // Config.Shared did not answer the last Take of some address: none is sent there
 	Withheld     int              // requests the Coordinator did not allow yet
 	SharedErrors int64            // the Coordinator's calls that failed
 }

@@ -1,8 +1,11 @@
 package redisshare_test
 
 import (
+	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/politecrawler/polite"
 	"github.com/politecrawler/polite/internal/redistest"
@@ -91,5 +94,62 @@ func TestFourProcessesShareFiveHundredHosts(t *testing.T) {
 	}
 	if pages != hosts*procs {
 		t.Errorf("%d page requests, want %d: one per URL per process", pages, hosts*procs)
+	}
+}
+
+// R1.4 over processes: three processes given the same three pages of
+// the same 60 hosts, each holding an address no longer than it must
+// (Options.Hold at its least), so that nearly every request is a
+// handover: its rest given back to Redis by one process and waited out
+// by the next. As the hosts saw it, no rest handed on is short, not even
+// by a part of a millisecond: 0 gaps below the 3 s floor (R1.4, R2.1,
+// R12.1). The hosts' latencies differ (0 to 590 ms, all under a fifth of
+// the floor), so that their rests end apart and most releases go out at
+// once, not behind another call of their process: a rest rounded down by
+// a millisecond is then seen by the hosts, now and then, rather than
+// hidden by the calls' own delays.
+func TestEveryHandoverRestsWhole(t *testing.T) {
+	const hosts, procs, pages = 60, 3, 3
+	srv := redistest.Start(t)
+	fc := startFarm(t, hosts, 0, spreadEnv+"=10ms")
+	var urls []string
+	for p := range pages {
+		urls = append(urls, urlsOf(fc, hosts, fmt.Sprintf("/page%d", p))...)
+	}
+	var ps []*fetcherChild
+	for i := range procs {
+		ps = append(ps, startFetcher(t, srv.Addr(), fc, urls, 0,
+			holdEnv+"=1ns", nameEnv+fmt.Sprintf("=p%d@farm.test", i)))
+	}
+	for _, p := range ps {
+		answered(t, p.wait(t), urls)
+	}
+	vs := fc.visits(t)
+	byAddr := map[netip.Addr][]politetest.Visit{}
+	for _, v := range vs {
+		byAddr[v.Addr] = append(byAddr[v.Addr], v)
+	}
+	handovers, short := 0, 0
+	least := time.Duration(-1)
+	for _, vs := range byAddr {
+		for i := 1; i < len(vs); i++ {
+			if fromOf(vs[i]) == fromOf(vs[i-1]) {
+				continue
+			}
+			handovers++
+			gap := vs[i].Start.Sub(vs[i-1].End)
+			if gap < polite.MinRest {
+				short++
+			}
+			if least < 0 || gap < least {
+				least = gap
+			}
+		}
+	}
+	t.Logf("%d requests, %d handovers between processes, %d of them short; the smallest gap at a handover %v",
+		len(vs), handovers, short, least)
+	report(t, vs)
+	if handovers < hosts*procs*pages/2 {
+		t.Errorf("%d handovers between processes, want most of the %d page requests to be one", handovers, hosts*procs*pages)
 	}
 }

@@ -116,12 +116,26 @@ func TestRedisStoppedTenSeconds(t *testing.T) {
 // A Redis that restarts without its data costs a rest, never an overlap
 // or a short gap: the processes write back their leases and rests within
 // its grace. (The robots.txt copies went with the data: a process that
-// had not read one yet asks the site again.)
+// had not read one yet asks the site again.) Each process logs the loss
+// once, though it meets it in one slot after another as the run goes on.
 func TestRedisRestartedEmpty(t *testing.T) {
-	_, _ = twoProcesses(t, true, func(srv *redistest.Server, fc *farmChild) {
+	_, ps := twoProcesses(t, true, func(srv *redistest.Server, fc *farmChild) {
 		srv.Kill()
 		srv.Restart()
 	})
+	const lost = "redisshare: Redis lost its data"
+	total := 0
+	for i, p := range ps {
+		n := p.final.logged(lost)
+		if n > 1 {
+			t.Errorf("process %d logged %q %d times for one restart, want once", i, lost, n)
+		}
+		total += n
+	}
+	if total == 0 {
+		t.Errorf("no process logged %q", lost)
+	}
+	t.Logf("%q logged %d times over the processes", lost, total)
 }
 
 // R3 shared: a 403 met by one of four processes stops the host in all

@@ -29,7 +29,8 @@ const (
 // ownership is what a Shared knows of an address it owns. Every time is
 // on this machine's monotonic clock: leaseEnds is taken from when the
 // call was sent, so it is never later than Redis's end; due, from when
-// the reply came, so it is never sooner.
+// the reply came, so it is never sooner (the rest left in the reply is
+// counted from Redis's time rounded down: scripts.go).
 type ownership struct {
 	token     int64
 	lane      *lane
@@ -172,7 +173,10 @@ func (s *Shared) claim(ctx context.Context, ask polite.Ask) error {
 	l := s.laneOf(s.addrKey(a))
 	c := &call{script: claimScript,
 		keys: []string{s.addrKey(a), s.waitersKey(a), s.stopsKey(a), s.marksKey(a), s.epochKey(a)},
-		args: []any{s.me, (leaseTimes * ask.Lease).Milliseconds(), ask.LeaseRest.Milliseconds(), Grace.Milliseconds(),
+		// The lease rounded up holds the address no shorter in Redis than
+		// asked, while its owner's end of it is taken from the reply; the
+		// robots period rounded down never takes a copy as fresh for longer.
+		args: []any{s.me, ceilMs(leaseTimes * ask.Lease), ceilMs(ask.LeaseRest), ceilMs(Grace),
 			polite.RobotsMaxAge.Milliseconds(), addrTag(a), s.channel("")}}
 	c.apply = func(cmd redis.Cmder, sent time.Time) { s.claimed(a, ask, l, cmd, sent) }
 	return l.do(ctx, c)
@@ -191,18 +195,22 @@ func (s *Shared) claimed(a netip.Addr, ask polite.Ask, l *lane, cmd redis.Cmder,
 	kind, _ := r[0].(string)
 	switch kind {
 	case "owned":
-		if len(r) != 7 {
+		if len(r) != 8 {
 			return
 		}
 		if o := s.owned[a]; o != nil && o.token == num(r[1]) {
 			// Already this process's (a claim sent twice): the same
 			// ownership, its request in flight and its rest kept.
-			o.leaseEnds = sent.Add(ms(r[2]))
+			o.leaseEnds, o.contested = sent.Add(ms(r[2])), o.contested || num(r[7]) > 0
 			s.sawEpoch(l, a, r[4])
 			return
 		}
+		// Others that wait already, told of the release before, do not
+		// say so again: the claim's count of them is what makes this
+		// ownership contested, given up once held Options.Hold.
 		o := &ownership{token: num(r[1]), lane: l, leaseEnds: sent.Add(ms(r[2])), due: got.Add(ms(r[3])),
-			since: got, lastTake: got, lease: ask.Lease, lrest: ask.LeaseRest, more: true, others: map[string]bool{}}
+			since: got, lastTake: got, lease: ask.Lease, lrest: ask.LeaseRest, more: true, others: map[string]bool{},
+			contested: num(r[7]) > 0}
 		stops, _ := r[5].([]any)
 		for i := 0; i+2 < len(stops); i += 3 {
 			until, _ := strconv.ParseInt(fmt.Sprint(stops[i+1]), 10, 64)
@@ -248,7 +256,7 @@ func (s *Shared) renewCall(a netip.Addr, o *ownership) *call {
 	o.renewing = true
 	tok, l := o.token, o.lane
 	c := &call{script: renewScript, keys: []string{s.addrKey(a), s.waitersKey(a), s.epochKey(a)},
-		args: []any{s.me, tok, (leaseTimes * o.lease).Milliseconds()}}
+		args: []any{s.me, tok, ceilMs(leaseTimes * o.lease)}}
 	c.apply = func(cmd redis.Cmder, sent time.Time) {
 		r, err := cmd.(*redis.Cmd).Slice()
 		s.mu.Lock()
@@ -331,7 +339,7 @@ func (s *Shared) releaseCall(r releaseOf, l *lane) *call {
 func (s *Shared) releaseCallLocked(r releaseOf, l *lane) *call {
 	s.releasing[r.addr] = true
 	a := r.addr
-	args := []any{s.me, r.token, r.rest.Milliseconds(), keepFor.Milliseconds(), addrTag(a), s.channel("")}
+	args := []any{s.me, r.token, ceilMs(r.rest), keepFor.Milliseconds(), addrTag(a), s.channel("")}
 	ends := time.Now().Add(r.rest)
 	c := &call{script: releaseScript, keys: []string{s.addrKey(a), s.waitersKey(a), s.epochKey(a)}, args: args}
 	c.apply = func(cmd redis.Cmder, sent time.Time) {
@@ -469,6 +477,21 @@ func (s *Shared) markRobots(ctx context.Context, origin string) error {
 
 // ms is a reply's milliseconds as a duration.
 func ms(v any) time.Duration { return time.Duration(num(v)) * time.Millisecond }
+
+// ceilMs is d in whole milliseconds, rounded up: what Redis is told of a
+// rest, and of the times a rest is counted from, is never short, not even
+// by a part of a millisecond (R1.4).
+func ceilMs(d time.Duration) int64 {
+	n := d / time.Millisecond
+	if d%time.Millisecond > 0 {
+		n++
+	}
+	return int64(n)
+}
+
+// ceilUnixMs is t as Unix milliseconds, rounded up: a stop sent as that
+// ends no sooner than t.
+func ceilUnixMs(t time.Time) int64 { return ceilMs(time.Duration(t.UnixNano())) }
 
 // num is a reply's integer; 0 for another value.
 func num(v any) int64 {

@@ -68,7 +68,9 @@ type lane struct {
 	sent     time.Time // when the last pipeline was sent
 	answered time.Time // when the last pipeline it answered whole was sent
 	failed   bool      // the last pipeline failed: down until one is answered
-	restored time.Time // when what is known on it was last written back (restore.go)
+	// losses counts the losses of its server's data this Shared found
+	// (restore.go). Guarded by the Shared's mu.
+	losses int
 	// owedRecords are stops that did not reach its server, queued again
 	// every beat until they do: the other processes learn of a stop from
 	// them. Guarded by the Shared's mu.

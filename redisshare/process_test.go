@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +40,7 @@ const (
 	urlsEnv    = "REDISSHARE_TEST_URLS"
 	timeoutEnv = "REDISSHARE_TEST_TIMEOUT"
 	latencyEnv = "REDISSHARE_TEST_LATENCY"
+	spreadEnv  = "REDISSHARE_TEST_SPREAD"  // host i waits the latency and i times this
 	aloneEnv   = "REDISSHARE_TEST_ALONE"   // set: no Config.Shared, the process alone
 	clusterEnv = "REDISSHARE_TEST_CLUSTER" // set: redisEnv is a Cluster's masters, comma-separated
 	holdEnv    = "REDISSHARE_TEST_HOLD"    // Options.Hold
@@ -69,6 +73,7 @@ func TestFarmChild(t *testing.T) {
 	fail := func(err error) { fmt.Fprintln(os.Stderr, "farm process:", err); os.Exit(1) }
 	n, _ := strconv.Atoi(os.Getenv(hostsEnv))
 	latency, _ := time.ParseDuration(os.Getenv(latencyEnv))
+	spread, _ := time.ParseDuration(os.Getenv(spreadEnv))
 	fm := politetest.New(nil)
 	defer fm.Close()
 	if err := fm.ShareOneListener(); err != nil {
@@ -77,7 +82,7 @@ func TestFarmChild(t *testing.T) {
 	entered := make(chan string, 64)
 	var hello farmHello
 	for i := range n {
-		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Latency: latency, Pages: map[string]politetest.Page{
+		s, err := fm.AddSite(politetest.Site{Name: fmt.Sprintf("h%04d.test", i), Latency: latency + time.Duration(i)*spread, Pages: map[string]politetest.Page{
 			hangPath:   {Hang: true, Entered: entered},
 			refusePath: {Status: 403},
 			busyPath:   {Status: 503, Header: http.Header{"Retry-After": {"7200"}}},
@@ -148,11 +153,12 @@ type farmChild struct {
 }
 
 // startFarm starts a farm process of hosts sites, h0000.test on, each
-// waiting latency before it answers.
-func startFarm(t testing.TB, hosts int, latency time.Duration) *farmChild {
+// waiting latency before it answers; env is more of its environment.
+func startFarm(t testing.TB, hosts int, latency time.Duration, env ...string) *farmChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFarmChild$")
 	cmd.Env = append(os.Environ(), roleEnv+"=farm", hostsEnv+"="+strconv.Itoa(hosts), latencyEnv+"="+latency.String())
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -237,6 +243,53 @@ type outcome struct {
 	Commands int64
 	// SharedErrors counts its calls to Redis that failed (Stats).
 	SharedErrors int64
+	// Logs counts the lines it logged, by message.
+	Logs map[string]int
+}
+
+// logged is how many lines the process logged whose message begins with
+// prefix.
+func (o outcome) logged(prefix string) int {
+	n := 0
+	for m, c := range o.Logs {
+		if strings.HasPrefix(m, prefix) {
+			n += c
+		}
+	}
+	return n
+}
+
+// logCounter is a slog.Handler that counts each message, by its text, and
+// hands the record on.
+type logCounter struct {
+	next slog.Handler
+	mu   *sync.Mutex
+	n    map[string]int
+}
+
+func newLogCounter(next slog.Handler) *logCounter {
+	return &logCounter{next: next, mu: &sync.Mutex{}, n: map[string]int{}}
+}
+
+func (c *logCounter) Enabled(ctx context.Context, l slog.Level) bool { return c.next.Enabled(ctx, l) }
+func (c *logCounter) Handle(ctx context.Context, r slog.Record) error {
+	c.mu.Lock()
+	c.n[r.Message]++
+	c.mu.Unlock()
+	return c.next.Handle(ctx, r)
+}
+func (c *logCounter) WithAttrs(as []slog.Attr) slog.Handler {
+	return &logCounter{next: c.next.WithAttrs(as), mu: c.mu, n: c.n}
+}
+func (c *logCounter) WithGroup(g string) slog.Handler {
+	return &logCounter{next: c.next.WithGroup(g), mu: c.mu, n: c.n}
+}
+
+// counts is a copy of the counts so far.
+func (c *logCounter) counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
 }
 
 // TestFetcherChild is a fetcher process: a Fetcher whose Config.Shared is
@@ -267,10 +320,11 @@ func TestFetcherChild(t *testing.T) {
 	}
 	hold, _ := time.ParseDuration(os.Getenv(holdEnv))
 	var sh *redisshare.Shared
-	cfg := polite.Config{Resolver: politetest.NewResolver(names),
+	logs := newLogCounter(slog.Default().Handler())
+	cfg := polite.Config{Resolver: politetest.NewResolver(names), Logger: slog.New(logs),
 		AllowPrivateNetworks: true, Timeout: timeout, Contact: os.Getenv(nameEnv)}
 	if os.Getenv(aloneEnv) == "" {
-		if sh, err = redisshare.New(rdb, redisshare.Options{Hold: hold}); err != nil {
+		if sh, err = redisshare.New(rdb, redisshare.Options{Hold: hold, Logger: cfg.Logger}); err != nil {
 			fail(err)
 		}
 		cfg.Shared = sh
@@ -307,6 +361,7 @@ func TestFetcherChild(t *testing.T) {
 		sh.Close()
 		final.Calls, final.Commands = sh.Calls(), sh.Commands()
 	}
+	final.Logs = logs.counts()
 	out.Encode(final)
 }
 

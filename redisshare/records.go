@@ -223,7 +223,7 @@ func (s *Shared) SaveHost(h polite.HostRecord) error {
 	}
 	var ns, ms int64
 	if !h.CoolOffUntil.IsZero() {
-		ns, ms = h.CoolOffUntil.UnixNano(), h.CoolOffUntil.UnixMilli()
+		ns, ms = h.CoolOffUntil.UnixNano(), ceilUnixMs(h.CoolOffUntil)
 	}
 	err := s.record("save host", s.hostKey(h.Host), func(ctx context.Context, p redis.Pipeliner) redis.Cmder {
 		return p.HSet(ctx, s.hostKey(h.Host), "stops", h.Stops, "untilns", ns, "until", ms, "reason", h.LastReason)
@@ -243,7 +243,7 @@ func (s *Shared) SaveHost(h polite.HostRecord) error {
 		left := time.Until(h.CoolOffUntil)
 		err = errors.Join(err, s.record("save host", key, func(ctx context.Context, p redis.Pipeliner) redis.Cmder {
 			p.HSet(ctx, key, h.Host, strconv.FormatInt(ms, 10)+"|"+reason)
-			return p.PExpire(ctx, key, left)
+			return p.PExpire(ctx, key, time.Duration(ceilMs(left))*time.Millisecond)
 		}))
 	}
 	return errors.Join(err, s.record("save host", s.stopsChannel(), func(ctx context.Context, p redis.Pipeliner) redis.Cmder {

@@ -107,4 +107,19 @@ func TestClusterOfThreeMasters(t *testing.T) {
 	}
 	t.Logf("outage: %d requests to the other masters' %d addresses, %d to the killed one's %d",
 		others, hosts-deadAddrs, deadSlots, deadAddrs)
+	// One master down, the others answering, is one change of state of
+	// each process, and its end another: each logged once (R12.2).
+	const unreachable, again = "polite: coordinator unreachable", "polite: coordinator answers again"
+	var downs int
+	for i, p := range ps {
+		d, a := p.final.logged(unreachable), p.final.logged(again)
+		if d > 1 || a != d {
+			t.Errorf("process %d logged %q %d times and %q %d times for one outage, want once each", i, unreachable, d, again, a)
+		}
+		downs += d
+		t.Logf("process %d logged %q %d times, %q %d times", i, unreachable, d, again, a)
+	}
+	if downs == 0 {
+		t.Errorf("no process logged %q during the outage", unreachable)
+	}
 }

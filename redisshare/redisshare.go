@@ -121,7 +121,7 @@ type Shared struct {
 	releasing map[netip.Addr]bool
 	// robotsHere: the origins whose robots.txt this process fetched.
 	robotsHere recent[time.Time]
-	epochs     map[uint16]string // the epoch last seen of each slot
+	epochs     map[uint16]*slotSeen // what is known of each slot's epoch (restore.go)
 	closed     bool
 
 	notices *redis.PubSub
@@ -138,7 +138,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Shared, error) {
 	s := &Shared{rdb: rdb, prefix: opt.Prefix, hold: opt.Hold, logger: opt.Logger,
 		lanes: map[string]*lane{}, owned: map[netip.Addr]*ownership{}, waiting: map[netip.Addr]*waiter{},
 		resting: map[netip.Addr]restMark{}, owed: map[netip.Addr]owedRelease{}, stopped: map[string]stopNotice{},
-		epochs: map[uint16]string{}, claiming: map[netip.Addr]bool{}, releasing: map[netip.Addr]bool{}, done: make(chan struct{})}
+		epochs: map[uint16]*slotSeen{}, claiming: map[netip.Addr]bool{}, releasing: map[netip.Addr]bool{}, done: make(chan struct{})}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
 	}
