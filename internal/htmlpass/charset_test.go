@@ -2,6 +2,7 @@ package htmlpass
 
 import (
 	"bytes"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -132,11 +133,14 @@ func TestMetaContentCharset(t *testing.T) {
 // are made 0xFF first, which no label has and no UTF-8 is, so that
 // fallback is windows-1252.
 func FuzzSniff(f *testing.F) {
+	fuzzPage, _ := url.Parse("https://example.com/dir/page.html")
 	for _, s := range []string{
 		`<meta charset="gbk">`, `<meta http-equiv=content-type content="text/html; charset=euc-jp">`,
 		`<meta content="charset=big5" http-equiv="Content-Type">`, `<meta charset=nope content="charset=gbk" http-equiv=content-type>`,
 		`<meta charset="utf-16">`, `<!--<meta charset=gbk>-->`, `<script><meta charset=gbk></script>`,
 		`<meta charset=gbk charset=big5>`, "<meta\fcharset=sjis>", `<META CHARSET=" latin2 ">`,
+		"<meta charset=windows-1251><a href=\"/\xef?q=\xf1\">", "<meta charset=gbk><base href=\"\xd6\xd0/\"><a href=\"x?\xd6\xd0\">",
+		"\xff\xfe<\x00a\x00 \x00h\x00r\x00e\x00f\x00=\x00/\x00\x16\x04>\x00",
 	} {
 		f.Add([]byte(s), "")
 	}
@@ -149,9 +153,16 @@ func FuzzSniff(f *testing.F) {
 		if !utf8.Valid(text) {
 			t.Fatalf("Decode gave invalid UTF-8")
 		}
-		p := Parse(body, contentType, nil)
+		p := Parse(body, contentType, fuzzPage)
 		if !utf8.ValidString(p.Title) || !utf8.ValidString(p.Text) {
 			t.Fatalf("Parse gave invalid UTF-8")
+		}
+		for _, l := range append(p.Links, Link{URL: p.Refresh}) {
+			for i := 0; i < len(l.URL); i++ {
+				if c := l.URL[i]; c <= ' ' || c >= 0x7f {
+					t.Fatalf("link %q: byte %#x is not printable ASCII", l.URL, c)
+				}
+			}
 		}
 
 		head := bytes.Clone(body[:min(len(body), prescanLen)])
