@@ -63,6 +63,9 @@ func Sniff(body []byte, contentType string) (enc encoding.Encoding, cs Charset, 
 			return enc, Charset{name, SourceBOM}, len(b.mark)
 		}
 	}
+	if isUTF8HTML(contentType) {
+		return unicode.UTF8, Charset{"utf-8", SourceHeader}, 0
+	}
 	if _, params, err := mime.ParseMediaType(contentType); err == nil {
 		if label, ok := params["charset"]; ok {
 			if enc, name := charset.Lookup(label); enc != nil {
@@ -92,6 +95,16 @@ func Sniff(body []byte, contentType string) (enc encoding.Encoding, cs Charset, 
 		return enc, Charset{name, SourceDetected}, 0
 	}
 	return enc, Charset{name, SourceDefault}, 0
+}
+
+// isUTF8HTML reports the Content-Type most pages are sent with, spelled
+// as most servers spell it: the answer mime.ParseMediaType would give,
+// without the map it makes (a tenth of a small page's pass,
+// BenchmarkPageWork/signals/farm-page).
+func isUTF8HTML(contentType string) bool {
+	mt, cs, ok := strings.Cut(contentType, ";")
+	return ok && strings.EqualFold(mt, "text/html") &&
+		(strings.EqualFold(cs, " charset=utf-8") || strings.EqualFold(cs, "charset=utf-8"))
 }
 
 // declared returns the label the <meta> prescan of head finds: of a
