@@ -77,6 +77,23 @@ func BenchmarkSlowStore(b *testing.B) {
 	}
 }
 
+// BenchmarkDiskStore is BenchmarkPoliteness at 2,000 hosts with the
+// on-disk store of OpenStore, each of its saves committed with fsync: what
+// the fetcher writes per response (a page, a robots.txt copy) must not
+// cost the rate the rules allow (R1.2).
+//
+//	go test -run '^$' -bench DiskStore -benchtime 1x .
+func BenchmarkDiskStore(b *testing.B) {
+	for range b.N {
+		st, err := OpenStore(filepath.Join(b.TempDir(), "polite.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runPoliteness(b, 2000, 4, Config{Store: st})
+		st.Close()
+	}
+}
+
 // slowStore is a Store whose every call takes delay longer.
 type slowStore struct {
 	Store
