@@ -776,27 +776,43 @@ func CheckRest(r Rest) error {
 // address as the IPv4 one it is.
 func addrKey(a netip.Addr) []byte { return []byte(a.Unmap().String()) }
 
-// SaveRest keeps r under its address and its host, each in place of the
-// record there unless that one ends later: a rest is never shortened.
-// Until is kept to the nanosecond, so nothing is rounded off it.
-func (s *DB) SaveRest(r Rest) error {
-	if err := CheckRest(r); err != nil {
-		return err
+// SaveRests keeps each of rs under its address and its host, each in
+// place of the record there unless that one ends later: a rest is never
+// shortened. They are one transaction, all kept or none: the rests of
+// many responses cost one commit. Until is kept to the nanosecond, so
+// nothing is rounded off it.
+func (s *DB) SaveRests(rs []Rest) error {
+	type entry struct {
+		until      time.Time
+		addr, host []byte
+		val        []byte
 	}
-	r.Addr = r.Addr.Unmap()
-	val := encodeRest(r)
+	entries := make([]entry, len(rs))
+	for i, r := range rs {
+		if err := CheckRest(r); err != nil {
+			return err
+		}
+		r.Addr = r.Addr.Unmap()
+		entries[i] = entry{until: r.Until, addr: addrKey(r.Addr), host: []byte(r.Host), val: encodeRest(r)}
+	}
+	if len(entries) == 0 {
+		return nil
+	}
 	return s.update(func(tx *bbolt.Tx) error {
-		for _, kb := range [...]struct {
-			bucket, key []byte
-		}{{bucketAddrRest, addrKey(r.Addr)}, {bucketHostRest, []byte(r.Host)}} {
-			b := tx.Bucket(kb.bucket)
-			if old := b.Get(kb.key); old != nil {
-				if o, err := decodeRest(old); err == nil && o.Until.After(r.Until) {
-					continue
+		addrs, hosts := tx.Bucket(bucketAddrRest), tx.Bucket(bucketHostRest)
+		for _, e := range entries {
+			for _, kb := range [...]struct {
+				b   *bbolt.Bucket
+				key []byte
+			}{{addrs, e.addr}, {hosts, e.host}} {
+				if old := kb.b.Get(kb.key); old != nil {
+					if o, err := decodeRest(old); err == nil && o.Until.After(e.until) {
+						continue
+					}
 				}
-			}
-			if err := b.Put(kb.key, val); err != nil {
-				return err
+				if err := kb.b.Put(kb.key, e.val); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -175,7 +175,7 @@ func TestOpenUpgradesFormat1(t *testing.T) {
 		t.Errorf("a rest in a format-1 file: %v, %v", ok, err)
 	}
 	rest := Rest{Addr: netip.MustParseAddr("192.0.2.1"), Host: host.Host, Until: when(1).UTC(), Rest: 3 * time.Second}
-	if err := db.SaveRest(rest); err != nil {
+	if err := db.SaveRests([]Rest{rest}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -406,7 +406,7 @@ func TestStoreReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest := Rest{Addr: netip.MustParseAddr("192.0.2.1"), Host: "example.org", Until: when(2), Rest: 3*time.Second + 1}
-	if err := s.SaveRest(rest); err != nil {
+	if err := s.SaveRests([]Rest{rest}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

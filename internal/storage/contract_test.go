@@ -25,7 +25,7 @@ type records interface {
 	Refusals() ([]Refusal, error)
 	LoadHost(host string) (Host, bool, error)
 	SaveHost(h Host) error
-	SaveRest(r Rest) error
+	SaveRests(rs []Rest) error
 	LoadAddrRest(a netip.Addr) (Rest, bool, error)
 	LoadHostRest(host string) (Rest, bool, error)
 	Close() error
@@ -452,7 +452,7 @@ func testRests(t *testing.T, s records) {
 		}
 	}
 	a := Rest{Addr: addr, Host: "a.example", Until: when(1), Rest: 3*time.Second + 1}
-	if err := s.SaveRest(a); err != nil {
+	if err := s.SaveRests([]Rest{a}); err != nil {
 		t.Fatal(err)
 	}
 	want := a
@@ -473,7 +473,7 @@ func testRests(t *testing.T, s records) {
 	// Another host on the address, with a rest that ends sooner: the
 	// address keeps a's, the new host has its own.
 	b := Rest{Addr: addr, Host: "b.example", Until: when(0), Rest: time.Second}
-	if err := s.SaveRest(b); err != nil {
+	if err := s.SaveRests([]Rest{b}); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err = s.LoadAddrRest(addr)
@@ -487,7 +487,7 @@ func testRests(t *testing.T, s records) {
 	// take it; the first address keeps what it had.
 	other := netip.MustParseAddr("2001:db8::7")
 	c := Rest{Addr: other, Host: "a.example", Until: when(2), Rest: 30 * time.Second}
-	if err := s.SaveRest(c); err != nil {
+	if err := s.SaveRests([]Rest{c}); err != nil {
 		t.Fatal(err)
 	}
 	wantC := c
@@ -504,9 +504,39 @@ func testRests(t *testing.T, s records) {
 		{Addr: addr, Until: when(3)},
 		{Addr: addr, Host: "a.example", Until: when(3), Rest: -time.Second},
 	} {
-		if err := s.SaveRest(bad); err == nil {
+		if err := s.SaveRests([]Rest{{Addr: addr, Host: "d.example", Until: when(3)}, bad}); err == nil {
 			t.Errorf("bad rest %d saved: %#v", i, bad)
 		}
+		if _, ok, err := s.LoadHostRest("d.example"); ok || err != nil {
+			t.Errorf("bad rest %d: the sound one saved with it was kept (%v, %v); want none of them", i, ok, err)
+		}
+	}
+	// Many at once: each kept, the one ending last of an address winning
+	// whatever its place.
+	var many []Rest
+	for i := range 50 {
+		many = append(many, Rest{Addr: netip.AddrFrom4([4]byte{198, 51, 100, byte(i % 5)}), Host: fmt.Sprintf("m%d.example", i),
+			Until: when(10 + (i*7)%50), Rest: time.Duration(i) * time.Second})
+	}
+	if err := s.SaveRests(many); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range many {
+		got, ok, err := s.LoadHostRest(r.Host)
+		r.Until = r.Until.UTC()
+		check(fmt.Sprintf("host %d of many", i), got, ok, err, r)
+	}
+	for a := range 5 {
+		addr := netip.AddrFrom4([4]byte{198, 51, 100, byte(a)})
+		var last Rest
+		for _, r := range many {
+			if r.Addr == addr && r.Until.After(last.Until) {
+				last = r
+			}
+		}
+		last.Until = last.Until.UTC()
+		got, ok, err := s.LoadAddrRest(addr)
+		check("address "+addr.String()+" of many", got, ok, err, last)
 	}
 	if _, _, err := s.LoadAddrRest(netip.Addr{}); !errors.Is(err, ErrKey) {
 		t.Errorf("LoadAddrRest(invalid): %v, want ErrKey", err)
@@ -595,7 +625,7 @@ func testClosed(t *testing.T, s records) {
 	err2 := s.SavePage(pageVersion("https://example.org/a", 1))
 	_, err3 := s.Refusals()
 	err4 := s.AddRefusal(Refusal{})
-	err5 := s.SaveRest(Rest{Addr: netip.MustParseAddr("192.0.2.1"), Host: "example.org", Until: when(0)})
+	err5 := s.SaveRests([]Rest{{Addr: netip.MustParseAddr("192.0.2.1"), Host: "example.org", Until: when(0)}})
 	_, _, err6 := s.LoadAddrRest(netip.MustParseAddr("192.0.2.1"))
 	_, _, err7 := s.LoadHostRest("example.org")
 	for i, err := range []error{err1, err2, err3, err4, err5, err6, err7} {

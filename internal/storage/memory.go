@@ -171,23 +171,28 @@ func (m *Memory) SaveHost(h Host) error {
 	return nil
 }
 
-// SaveRest keeps r under its address and its host, each in place of the
-// record there unless that one ends later, as DB does.
-func (m *Memory) SaveRest(r Rest) error {
-	if err := CheckRest(r); err != nil {
-		return err
+// SaveRests keeps each of rs under its address and its host, each in
+// place of the record there unless that one ends later, all or none, as
+// DB does.
+func (m *Memory) SaveRests(rs []Rest) error {
+	for _, r := range rs {
+		if err := CheckRest(r); err != nil {
+			return err
+		}
 	}
-	r.Addr, r.Until = r.Addr.Unmap(), r.Until.UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return ErrClosed
 	}
-	if old, ok := m.addrRests[r.Addr]; !ok || !old.Until.After(r.Until) {
-		m.addrRests[r.Addr] = r
-	}
-	if old, ok := m.hostRests[r.Host]; !ok || !old.Until.After(r.Until) {
-		m.hostRests[r.Host] = r
+	for _, r := range rs {
+		r.Addr, r.Until = r.Addr.Unmap(), r.Until.UTC()
+		if old, ok := m.addrRests[r.Addr]; !ok || !old.Until.After(r.Until) {
+			m.addrRests[r.Addr] = r
+		}
+		if old, ok := m.hostRests[r.Host]; !ok || !old.Until.After(r.Until) {
+			m.hostRests[r.Host] = r
+		}
 	}
 	return nil
 }
