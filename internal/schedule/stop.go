@@ -63,12 +63,14 @@ func (s *Scheduler) recallHost(h *host) {
 }
 
 // hostRecalled takes up what an earlier run learned of a host: a cool-off
-// that keeps it stopped, or the slower floor it comes back with (R2.6).
-// Then the host is looked up, or given its budget if it is an address.
+// that keeps it stopped, or the slower floor it comes back with (R2.6),
+// and the rest it left (R1.4). Then the host is looked up, or given its
+// budget if it is an address.
 func (s *Scheduler) hostRecalled(h *host, a *StoreAnswer) {
 	if a.Err != nil {
 		s.cfg.Logger.Warn("polite: store: loading host", "host", h.name, "err", a.Err)
 	}
+	s.hostRestKept(h, a)
 	if rec := a.Host; a.Err == nil && a.Found && rec.Stops > 0 {
 		if until := rec.CoolOffUntil; until.After(s.clk.Now()) {
 			h.stopped = fmt.Errorf("%w: left alone until %s (stop %d: %s)", ErrCoolingOff,
