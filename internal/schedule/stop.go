@@ -70,7 +70,6 @@ func (s *Scheduler) hostRecalled(h *host, a *StoreAnswer) {
 	if a.Err != nil {
 		s.cfg.Logger.Warn("polite: store: loading host", "host", h.name, "err", a.Err)
 	}
-	s.hostRestKept(h, a)
 	if rec := a.Host; a.Err == nil && a.Found && rec.Stops > 0 {
 		if until := rec.CoolOffUntil; until.After(s.clk.Now()) {
 			h.stopped = fmt.Errorf("%w: left alone until %s (stop %d: %s)", ErrCoolingOff,
@@ -79,6 +78,9 @@ func (s *Scheduler) hostRecalled(h *host, a *StoreAnswer) {
 		} else {
 			h.floorFactor = 1 << min(rec.Stops, 10) // 2× after the first cool-off, 4× after the second…
 		}
+	}
+	if h.stopped == nil && !s.closing {
+		s.hostRestKept(h, a) // for the budget it is given
 	}
 	switch a, literal := s.root.Literal(h.name); {
 	case h.stopped != nil:
