@@ -79,6 +79,23 @@ func BenchmarkSlowStore(b *testing.B) {
 	}
 }
 
+// BenchmarkDiskStore is BenchmarkPoliteness at 2,000 hosts with the
+// on-disk store of OpenStore, each of its saves committed with fsync: what
+// the fetcher writes per response (a page, a robots.txt copy, its rest,
+// R1.4) must not cost the rate the rules allow (R1.2).
+//
+//	go test -run '^$' -bench DiskStore -benchtime 1x .
+func BenchmarkDiskStore(b *testing.B) {
+	for range b.N {
+		st, err := OpenStore(filepath.Join(b.TempDir(), "polite.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runPoliteness(b, 2000, 4, Config{Store: st})
+		st.Close()
+	}
+}
+
 // slowStore is a Store whose every call takes delay longer.
 type slowStore struct {
 	Store
@@ -103,7 +120,16 @@ func (s *slowStore) LoadHost(h string) (HostRecord, bool, error) {
 	s.wait()
 	return s.Store.LoadHost(h)
 }
-func (s *slowStore) SaveHost(h HostRecord) error { s.wait(); return s.Store.SaveHost(h) }
+func (s *slowStore) SaveHost(h HostRecord) error     { s.wait(); return s.Store.SaveHost(h) }
+func (s *slowStore) SaveRests(rs []RestRecord) error { s.wait(); return s.Store.SaveRests(rs) }
+func (s *slowStore) LoadAddrRest(a netip.Addr) (RestRecord, bool, error) {
+	s.wait()
+	return s.Store.LoadAddrRest(a)
+}
+func (s *slowStore) LoadHostRest(h string) (RestRecord, bool, error) {
+	s.wait()
+	return s.Store.LoadHostRest(h)
+}
 
 func runPoliteness(b *testing.B, hosts, perHost int, cfg Config) {
 	b.StopTimer()

@@ -47,8 +47,8 @@ type Config struct {
 	Signer RequestSigner
 
 	// Store keeps page copies (R6), robots.txt copies (R5.3), refusals
-	// (R3.4) and host records (R3.3, R2.6); the caller closes it. Nil:
-	// nothing outlives the run.
+	// (R3.4), host records (R3.3, R2.6) and rests (R1.4); the caller
+	// closes it. Nil: nothing outlives the run.
 	Store Store
 
 	// RobotsStore and HostStore, when set, keep those parts in place of
@@ -190,6 +190,7 @@ type settings struct {
 	pages        PageStore   // nil: pages are not kept, requests not conditional (R6)
 	robotsStore  RobotsStore // nil: robots.txt copies last the run
 	hosts        HostStore   // nil: refusals are only logged, host records last the run
+	rests        RestStore   // nil: rests last the run (a Shared keeps its own, R12)
 	coordinator  Coordinator // nil: the rules are kept in this process alone
 	coolOff      time.Duration
 }
@@ -220,7 +221,7 @@ func (c Config) settle() (settings, error) {
 		coolOff:      c.CoolOff,
 	}
 	if c.Store != nil {
-		s.pages = c.Store
+		s.pages, s.rests = c.Store, c.Store
 		if s.robotsStore == nil {
 			s.robotsStore = c.Store
 		}

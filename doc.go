@@ -14,7 +14,7 @@
 //
 // Code, tests and commits cite them; no option makes the fetcher less polite:
 //
-//   - R1 one request in flight per server address, the address dialled (R1.1); addresses served in parallel (R1.2); a rest counted from the response's end (R1.3).
+//   - R1 one request in flight per server address, the address dialled (R1.1); addresses served in parallel (R1.2); a rest counted from the response's end (R1.3), waited out by the next run on the same Store or coordinator (R1.4).
 //   - R2 the rest is the longest of a 3 s floor (1 s for a declared API), 5 × the last duration (cap 30 s), Crawl-delay (cap 60 s), Retry-After (a park past the horizon), a growing backoff after a failure (cap 5 min); slower after a cool-off (R2.1–R2.6).
 //   - R3 a challenge page, 402 or 403, or five failures in a row stop the host, logged and kept; a stop cools off across runs, longer each time (R3.1–R3.5).
 //   - R4 an honest User-Agent; a name that pretends is refused.

@@ -45,6 +45,7 @@ func newScheduler(f *Fetcher, hk hooks) *schedule.Scheduler {
 		RecallHosts:    set.hosts != nil,
 		RecallRobots:   set.robotsStore != nil,
 		PageCopies:     set.pages != nil,
+		KeepRests:      set.rests != nil,
 		Logger:         set.logger,
 		Traps:          trapLimits,
 	}, (*rootSide)(f))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/politecrawler/polite/internal/pacing"
@@ -13,15 +14,20 @@ import (
 )
 
 // Store is the fetcher's memory across requests and runs: page copies
-// (PageStore, R6), robots.txt copies (RobotsStore, R5.3), and host records
-// and refusals (HostStore, R3.3-4). NewMemoryStore keeps one run; OpenStore
-// keeps a file across runs and crashes. Methods are safe for concurrent use
-// and copy values in and out; a Load of a key never saved returns false and
-// a nil error; times come back in UTC. After Close every method fails.
+// (PageStore, R6), robots.txt copies (RobotsStore, R5.3), host records
+// and refusals (HostStore, R3.3-4), and rests (RestStore, R1.4). A rest
+// holds across runs on one Store: a Fetcher waits out what is left of the
+// rests an earlier Fetcher on the Store earned, in this process or in one
+// that ended or was killed. NewMemoryStore keeps the records of one
+// process; OpenStore keeps a file across runs and crashes. Methods are
+// safe for concurrent use and copy values in and out; a Load of a key
+// never saved returns false and a nil error; times come back in UTC.
+// After Close every method fails.
 type Store interface {
 	PageStore
 	RobotsStore
 	HostStore
+	RestStore
 
 	// Close releases the store (for OpenStore, the file and its lock).
 	// Closing twice is not an error.
@@ -64,6 +70,45 @@ type HostStore interface {
 	LoadHost(host string) (HostRecord, bool, error)
 	// SaveHost replaces the record of h.Host.
 	SaveHost(h HostRecord) error
+}
+
+// RestStore keeps the rest after the last response of each server address
+// and of each host (R1.4), so that it outlives the run that earned it: a
+// Fetcher on the Store waits out what is left of them before its first
+// request to that address or host, robots.txt included. Hosts on one
+// address share its rest (R1.1); a host found at another address since
+// brings its own. The fetcher saves rests as their responses end, off its
+// scheduler's lock, one save at a time: the rests of the responses that
+// ended during one save go together in the next. No address is asked
+// again before the save of its last rest has returned, so a process
+// killed (SIGKILL) between a response and the save of its rest loses that
+// rest, and no address loses more than its last one.
+type RestStore interface {
+	// SaveRests keeps each of rs as the rest of its Addr and of its Host,
+	// each in place of the one kept unless that one ends later: a rest is
+	// never shortened. They are kept all or none (OpenStore: one
+	// commit). A store that keeps times coarser than the nanosecond
+	// rounds Until up, never down.
+	SaveRests(rs []RestRecord) error
+	// LoadAddrRest returns the rest kept for the server address a; an
+	// IPv4-mapped address is the IPv4 address it maps.
+	LoadAddrRest(a netip.Addr) (RestRecord, bool, error)
+	// LoadHostRest returns the rest kept for host.
+	LoadHostRest(host string) (RestRecord, bool, error)
+}
+
+// RestRecord is the rest a response imposed (R2), kept for later runs
+// (R1.4): the server address the request dialled (its budget, R1.1), the
+// host it was for, when the rest ends, and its length: the response ended
+// at Until minus Rest (R1.3). A Fetcher waits until Until, or for Rest
+// from now if that is sooner, so a clock set back between two runs does
+// not hold an address longer than the rest itself; what is left beyond
+// Config.Horizon parks the address (R2.4).
+type RestRecord struct {
+	Addr  netip.Addr
+	Host  string
+	Until time.Time
+	Rest  time.Duration
 }
 
 // StoredPage is one version of a page: what the server answered for URL
@@ -123,10 +168,12 @@ func storeError(err error) error {
 
 // OpenStore opens the store file at path, a bbolt database, creating it
 // (mode 0600) when missing or empty. Each Save is committed with fsync
-// before it returns; bodies are kept once per SHA-256, checked on load. A
-// file that is not a store, is damaged or is newer is an ErrStore error and
-// left as it was; one held by another Store is ErrStoreLocked after about a
-// second.
+// before it returns; bodies are kept once per SHA-256, checked on load;
+// rests are kept to the nanosecond. A file that is not a store, is damaged
+// or is newer is an ErrStore error and left as it was; one held by another
+// Store is ErrStoreLocked after about a second. A file written by a
+// version without rests is given them as it opens; such a version then
+// refuses the file as newer.
 func OpenStore(path string) (Store, error) {
 	db, err := storage.Open(path, storage.Options{LockTimeout: storage.DefaultLockTimeout})
 	if err != nil {
@@ -147,6 +194,9 @@ type records interface {
 	Refusals() ([]storage.Refusal, error)
 	LoadHost(host string) (storage.Host, bool, error)
 	SaveHost(h storage.Host) error
+	SaveRests(rs []storage.Rest) error
+	LoadAddrRest(a netip.Addr) (storage.Rest, bool, error)
+	LoadHostRest(host string) (storage.Rest, bool, error)
 	Close() error
 }
 
@@ -213,19 +263,38 @@ func (s recordStore) LoadHost(host string) (HostRecord, bool, error) {
 
 func (s recordStore) SaveHost(h HostRecord) error { return storeError(s.r.SaveHost(storage.Host(h))) }
 
+func (s recordStore) SaveRests(rs []RestRecord) error {
+	out := make([]storage.Rest, len(rs))
+	for i, r := range rs {
+		out[i] = storage.Rest(r)
+	}
+	return storeError(s.r.SaveRests(out))
+}
+
+func (s recordStore) LoadAddrRest(a netip.Addr) (RestRecord, bool, error) {
+	r, ok, err := s.r.LoadAddrRest(a)
+	return RestRecord(r), ok, storeError(err)
+}
+
+func (s recordStore) LoadHostRest(host string) (RestRecord, bool, error) {
+	r, ok, err := s.r.LoadHostRest(host)
+	return RestRecord(r), ok, storeError(err)
+}
+
 func (s recordStore) Close() error { return storeError(s.r.Close()) }
 
-// NewMemoryStore returns a Store held in memory, for one run: nothing
-// outlives the process. It normalises values as the on-disk store does,
-// so the two are interchangeable in tests. A page saved with the same
-// body as its latest version shares that body instead of keeping a
-// second copy.
+// NewMemoryStore returns a Store held in memory: nothing outlives the
+// process, but a Fetcher after another on it waits out its rests (R1.4).
+// It normalises values as the on-disk store does, so the two are
+// interchangeable in tests. A page saved with the same body as its latest
+// version shares that body instead of keeping a second copy.
 func NewMemoryStore() Store { return recordStore{storage.NewMemory()} }
 
 // The scheduler asks the Store as jobs, run by store workers of their own
 // outside its lock (R1.2; see internal/schedule's store.go): a new host's
-// record, a new origin's robots.txt copy, a queued page's validators, a
-// stop to keep. The store workers run them here, where the Store is.
+// record and rest, a new address's rest, a new origin's robots.txt copy, a
+// queued page's validators, a stop or the rests of responses to keep. The
+// store workers run them here, where the Store is.
 
 // workStore is one store worker.
 func (f *Fetcher) workStore() {
@@ -241,10 +310,31 @@ func (f *Fetcher) workStore() {
 func (f *Fetcher) doStore(j schedule.StoreJob) *schedule.StoreAnswer {
 	a := &schedule.StoreAnswer{Job: j}
 	switch {
+	case j.Rests() != nil:
+		rs := make([]RestRecord, len(j.Rests()))
+		for i, r := range j.Rests() {
+			rs[i] = RestRecord(r)
+		}
+		a.Err = f.set.rests.SaveRests(rs)
+	case j.Addr().IsValid():
+		var rec RestRecord
+		rec, a.HasRest, a.Err = f.set.rests.LoadAddrRest(j.Addr())
+		a.Rest = schedule.RestRecord(rec)
 	case j.Host() != "":
-		var rec HostRecord
-		rec, a.Found, a.Err = f.set.hosts.LoadHost(j.Host())
-		a.Host = schedule.HostRecord{Stops: rec.Stops, CoolOffUntil: rec.CoolOffUntil, LastReason: rec.LastReason}
+		if f.set.hosts != nil {
+			var rec HostRecord
+			rec, a.Found, a.Err = f.set.hosts.LoadHost(j.Host())
+			a.Host = schedule.HostRecord{Stops: rec.Stops, CoolOffUntil: rec.CoolOffUntil, LastReason: rec.LastReason}
+		}
+		if f.set.rests != nil {
+			// A rest that cannot be read is logged, and the host's record
+			// still holds: its cool-off does not hang on its rest.
+			rec, ok, err := f.set.rests.LoadHostRest(j.Host())
+			if err != nil {
+				f.set.logger.Warn("polite: store: loading a host's rest", "host", j.Host(), "err", err)
+			}
+			a.Rest, a.HasRest = schedule.RestRecord(rec), ok && err == nil
+		}
 	case j.Origin() != "":
 		var rec StoredRobots
 		rec, a.Found, a.Err = f.set.robotsStore.LoadRobots(j.Origin())

@@ -70,7 +70,7 @@ func (s *Scheduler) admit(t *Task, name string) {
 		h = &host{name: name, policy: s.cfg.Policy(name), floorFactor: 1}
 		s.hosts[name] = h
 		switch a, literal := s.root.Literal(name); {
-		case s.cfg.RecallHosts: // what an earlier run learned comes first
+		case s.cfg.RecallHosts || s.cfg.KeepRests: // what an earlier run learned comes first
 			s.recallHost(h)
 		case literal:
 			s.attach(h, a.Unmap())
@@ -99,6 +99,7 @@ func (s *Scheduler) attach(h *host, a netip.Addr) {
 	if b == nil {
 		b = &Budget{addr: a, index: -1}
 		s.budgets[a] = b
+		s.recallRest(b) // an earlier run's rest of the address (R1.4)
 	}
 	// Hosts sharing an address share its rest: the longest Crawl-delay
 	// among them applies to all, the more polite reading of R2.3.
@@ -118,6 +119,7 @@ func (s *Scheduler) attach(h *host, a netip.Addr) {
 		b.hosts++
 	}
 	h.budget = b
+	s.applyHostRest(h, b) // an earlier run's rest of the host (R1.4)
 }
 
 // enqueue puts a task at the back of its budget's queue.
@@ -161,7 +163,7 @@ func (s *Scheduler) refuse(b *Budget, t *Task) bool {
 
 // arm puts an idle budget with work in the due heap.
 func (s *Scheduler) arm(b *Budget) {
-	if !b.busy && b.index < 0 && b.pending() > 0 {
+	if !b.busy && !b.recall && !b.saving && b.index < 0 && b.pending() > 0 {
 		s.due.push(b)
 		s.countNeed(b) // work that came after its last request ended
 		s.askCopy(b)

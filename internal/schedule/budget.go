@@ -11,6 +11,8 @@ type Budget struct {
 	queue  []*Task
 	head   int
 	busy   bool      // a request is in flight
+	recall bool      // its rest from an earlier run is being read (rests.go)
+	saving bool      // its last response's rest is being written (rests.go)
 	nextAt time.Time // end of the last response + its rest
 	index  int       // position in the due heap; -1 when not in it
 	// startedIn is the CPU gauge's window its request in flight started

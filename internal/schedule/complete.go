@@ -136,6 +136,7 @@ func (s *Scheduler) completed(c *Completion) {
 		rest.Wait = b.parkedUntil.Sub(c.End)
 	}
 	c.SharedRest = rest.Wait
+	s.keepRest(b, h, c.End, rest.Wait) // for later runs (R1.4)
 
 	s.observe(c, b, rest)
 	switch {

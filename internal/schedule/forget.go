@@ -104,6 +104,7 @@ func (s *Scheduler) forgettable(h *host, now time.Time) bool {
 // is on it and it is idle.
 func (s *Scheduler) forget(h *host, now time.Time) {
 	delete(s.hosts, h.name)
+	delete(s.hostRests, h)
 	for _, o := range h.origins {
 		delete(s.origins, o.key)
 	}
@@ -117,7 +118,7 @@ func (s *Scheduler) forget(h *host, now time.Time) {
 	s.root.ForgetAdded(h.name)
 	if b := h.budget; b != nil {
 		b.hosts--
-		if b.hosts == 0 && !b.busy && b.pending() == 0 && b.index < 0 && !b.parkedUntil.After(now) {
+		if b.hosts == 0 && !b.busy && !b.recall && !b.saving && b.pending() == 0 && b.index < 0 && !b.parkedUntil.After(now) {
 			delete(s.budgets, b.addr)
 		}
 	}

@@ -44,6 +44,8 @@ type Config struct {
 	Agent          string        // the product token robots.txt is read for (R4.4)
 	// Policy says what the Config says of a host name.
 	Policy func(name string) Policy
+	// KeepRests says there is a store for rests (R1.4, rests.go).
+	KeepRests bool
 	// RecallHosts, RecallRobots and PageCopies say which stores there are.
 	RecallHosts, RecallRobots, PageCopies bool
 	Logger                                *slog.Logger
@@ -163,6 +165,12 @@ type Scheduler struct {
 	storeWork    []StoreJob
 	storeRunning int
 	storeJobs    chan StoreJob
+	// hostRests are the rests earlier runs left hosts not yet given a
+	// budget; restWork the rests to write, and restJob says a store job
+	// to write them is queued or running (rests.go).
+	hostRests map[*host]RestRecord
+	restWork  restBatch
+	restJob   bool
 	// parked are the budgets parked by a Retry-After beyond the horizon,
 	// until a snapshot finds their time over.
 	parked  []*Budget
@@ -400,6 +408,9 @@ func (s *Scheduler) Report(r *Resolution, c *Completion) (Job, bool) {
 	} else {
 		s.completed(c)
 	}
+	// A store job the report made (a rest to write) goes out now, not at
+	// the dispatcher's next turn.
+	s.dispatchStore()
 	now := s.clk.Now()
 	j, ok := s.next(now)
 	if ok {

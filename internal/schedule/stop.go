@@ -63,8 +63,9 @@ func (s *Scheduler) recallHost(h *host) {
 }
 
 // hostRecalled takes up what an earlier run learned of a host: a cool-off
-// that keeps it stopped, or the slower floor it comes back with (R2.6).
-// Then the host is looked up, or given its budget if it is an address.
+// that keeps it stopped, or the slower floor it comes back with (R2.6),
+// and the rest it left (R1.4). Then the host is looked up, or given its
+// budget if it is an address.
 func (s *Scheduler) hostRecalled(h *host, a *StoreAnswer) {
 	if a.Err != nil {
 		s.cfg.Logger.Warn("polite: store: loading host", "host", h.name, "err", a.Err)
@@ -77,6 +78,9 @@ func (s *Scheduler) hostRecalled(h *host, a *StoreAnswer) {
 		} else {
 			h.floorFactor = 1 << min(rec.Stops, 10) // 2× after the first cool-off, 4× after the second…
 		}
+	}
+	if h.stopped == nil && !s.closing {
+		s.hostRestKept(h, a) // for the budget it is given
 	}
 	switch a, literal := s.root.Literal(h.name); {
 	case h.stopped != nil:

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/politecrawler/polite/internal/robotstxt"
@@ -11,15 +12,21 @@ import (
 // needs that lock between two requests. What the scheduler needs from the
 // Store, it asks as a job, handed to a pool of store workers of its own,
 // apart from the request workers, and it goes on meanwhile: the URLs the
-// answer concerns wait, as they wait for a lookup. Four kinds:
+// answer concerns wait, as they wait for a lookup. Six kinds:
 //
-//   - a new host's record (R3.3, R2.6), before it is looked up: a host
-//     cooling off is never looked up;
+//   - a new host's record (R3.3, R2.6) and its rest from an earlier run
+//     (R1.4), before it is looked up: a host cooling off is never looked
+//     up;
+//   - a new budget's rest from an earlier run (R1.4), before its first
+//     request;
+//   - the rests responses set, written for later runs (R1.4), by one job
+//     at a time, each budget waiting for the write of its rest (rests.go);
 //   - a new origin's robots.txt copy (R5.3), read and parsed, before its
 //     pages are checked;
 //   - the validators of a queued page's stored copy (R6.1), while its
 //     budget rests: the request that follows is not delayed by the load;
-//   - a stop, written for later runs (R3.4, R3.3). Close waits for it.
+//   - a stop, written for later runs (R3.4, R3.3). Close waits for it,
+//     and for a rest's write.
 //
 // A page's copy is saved, and a robots.txt answer kept, by the request
 // worker after the response has ended, off the lock too: a Result
@@ -32,6 +39,8 @@ type StoreJob struct {
 	page   *Task
 	url    string // page's URL when the job was made: its copy is of that URL
 	stop   *StopRecord
+	budget *Budget    // whose rest is asked
+	rests  *restBatch // to write: filled as the job is handed out
 }
 
 // Host is the name whose record is asked; "" for another kind.
@@ -61,6 +70,24 @@ func (j StoreJob) Page() string {
 // Stop is the stop to keep for later runs; nil for another kind.
 func (j StoreJob) Stop() *StopRecord { return j.stop }
 
+// Addr is the server address whose rest is asked; the zero Addr for
+// another kind.
+func (j StoreJob) Addr() netip.Addr {
+	if j.budget == nil {
+		return netip.Addr{}
+	}
+	return j.budget.addr
+}
+
+// Rests are the rests to keep for later runs, all in one call; nil for
+// another kind.
+func (j StoreJob) Rests() []RestRecord {
+	if j.rests == nil {
+		return nil
+	}
+	return j.rests.rests
+}
+
 // StopRecord is a stop to keep for later runs (R3.3, R3.4).
 type StopRecord struct {
 	Host  string
@@ -78,6 +105,10 @@ type StoreAnswer struct {
 	// worker, when it was fetched, and its validators.
 	Robots RobotsCopy
 	Page   PageCopy // of a page's copy
+	// Rest is the rest an earlier run left a host or an address, when
+	// HasRest (R1.4).
+	Rest    RestRecord
+	HasRest bool
 }
 
 // HostRecord is what an earlier run learned of a host (R3.3, R2.6).
@@ -138,6 +169,9 @@ func (s *Scheduler) takeStore() StoreJob {
 	s.storeWork[0] = StoreJob{}
 	s.storeWork = s.storeWork[1:]
 	s.storeRunning++
+	if j.rests != nil {
+		s.takeRests(j.rests)
+	}
 	return j
 }
 
@@ -147,6 +181,10 @@ func (s *Scheduler) StoreDone(a *StoreAnswer) (StoreJob, bool) {
 	s.mu.Lock()
 	s.storeRunning--
 	switch j := a.Job; {
+	case j.rests != nil:
+		s.restsSaved(j.rests, a)
+	case j.budget != nil:
+		s.restRecalled(j.budget, a)
 	case j.host != nil:
 		s.hostRecalled(j.host, a)
 	case j.origin != nil:
@@ -177,8 +215,10 @@ func (s *Scheduler) closeStoreWork() {
 	kept := s.storeWork[:0]
 	for _, j := range s.storeWork {
 		switch {
-		case j.stop != nil:
+		case j.stop != nil, j.rests != nil:
 			kept = append(kept, j)
+		case j.budget != nil:
+			j.budget.recall = false // close answers what waits at it
 		case j.host != nil:
 			j.host.resolving = false
 			s.endWaiting(j.host, ErrClosed)

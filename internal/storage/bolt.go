@@ -1,6 +1,6 @@
 // Package storage keeps polite's store records: page versions, robots.txt
-// copies, refusal records and host records, in one go.etcd.io/bbolt file
-// (DB) or in memory for one run (Memory), normalised alike.
+// copies, refusal records, host records and rests, in one go.etcd.io/bbolt
+// file (DB) or in memory for one run (Memory), normalised alike.
 //
 // The model: a bbolt file is a B+tree of buckets with one writer at a time
 // and any number of readers, each in its own transaction. Every Save or Add
@@ -9,14 +9,20 @@
 // machine; a transaction cut short by a crash is not seen at all. Loads are
 // read-only transactions that copy what they return out of the mapped file.
 //
-// The file's layout (format 1):
+// The file's layout (format 2):
 //
-//	meta      "magic" → "polite store", "format" → uvarint FormatVersion
-//	pages     uvarint(len(url)) ‖ url ‖ uint64be(seq) → page version record
-//	bodies    sha256(body) → body (content-addressed: a body saved again costs nothing)
-//	robots    origin → robots record (the latest copy only)
-//	refusals  uint64be(seq) → refusal record (in the order added)
-//	hosts     host → host record
+//	meta       "magic" → "polite store", "format" → uvarint FormatVersion
+//	pages      uvarint(len(url)) ‖ url ‖ uint64be(seq) → page version record
+//	bodies     sha256(body) → body (content-addressed: a body saved again costs nothing)
+//	robots     origin → robots record (the latest copy only)
+//	refusals   uint64be(seq) → refusal record (in the order added)
+//	hosts      host → host record
+//	addrrests  server address, as text → rest record (the one that ends last)
+//	hostrests  host → rest record (the one that ends last)
+//
+// Format 1 is format 2 without the two rest buckets; Open adds them to a
+// format-1 file and marks it format 2, which older versions refuse
+// (ErrFormat) rather than fetch from it without its rests.
 //
 // A page key starts with the URL's length and the URL, a prefix no other
 // URL's key starts with (a uvarint ends where it says), so one URL's
@@ -37,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"sync/atomic"
@@ -47,8 +54,9 @@ import (
 )
 
 // FormatVersion is the version of the file's layout written in the meta
-// bucket. Open refuses files with a newer version.
-const FormatVersion = 1
+// bucket. Open refuses files with a newer version, and brings an older
+// one up to it.
+const FormatVersion = 2
 
 // DefaultLockTimeout is how long Open waits for the file's lock when
 // Options.LockTimeout is zero.
@@ -90,9 +98,18 @@ var (
 	bucketRobots   = []byte("robots")
 	bucketRefusals = []byte("refusals")
 	bucketHosts    = []byte("hosts")
+	bucketAddrRest = []byte("addrrests")
+	bucketHostRest = []byte("hostrests")
 
-	// dataBuckets are created with the meta bucket and must all exist.
-	dataBuckets = [][]byte{bucketPages, bucketBodies, bucketRobots, bucketRefusals, bucketHosts}
+	// dataBuckets are created with the meta bucket and must all exist in
+	// a file of their format and later; format 1 has the first five.
+	dataBuckets = []struct {
+		name  []byte
+		since uint64 // the format that added it
+	}{
+		{bucketPages, 1}, {bucketBodies, 1}, {bucketRobots, 1}, {bucketRefusals, 1}, {bucketHosts, 1},
+		{bucketAddrRest, 2}, {bucketHostRest, 2},
+	}
 
 	keyMagic   = []byte("magic")
 	keyFormat  = []byte("format")
@@ -134,6 +151,15 @@ type Host struct {
 	Stops        int
 	CoolOffUntil time.Time
 	LastReason   string
+}
+
+// Rest is a rest record: the same fields as polite.RestRecord. It is kept
+// under its address and under its host.
+type Rest struct {
+	Addr  netip.Addr
+	Host  string
+	Until time.Time
+	Rest  time.Duration
 }
 
 // Options tune Open. The zero value is what polite uses.
@@ -247,7 +273,7 @@ func inspect(path string, timeout time.Duration) error {
 			if tx.Size() > fi.Size() {
 				return fmt.Errorf("%w: the file is %d bytes, its pages reach %d (truncated?)", ErrCorrupt, fi.Size(), tx.Size())
 			}
-			blank, err := checkMeta(tx)
+			blank, _, err := checkMeta(tx)
 			if err != nil || blank {
 				return err
 			}
@@ -278,8 +304,8 @@ func openError(path string, timeout time.Duration, err error) error {
 }
 
 // checkMeta reads the meta bucket. blank reports a bbolt file without
-// any bucket.
-func checkMeta(tx *bbolt.Tx) (blank bool, err error) {
+// any bucket; format is the file's format, for one that is a store.
+func checkMeta(tx *bbolt.Tx) (blank bool, format uint64, err error) {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		blank = true
@@ -288,26 +314,26 @@ func checkMeta(tx *bbolt.Tx) (blank bool, err error) {
 			return errStop
 		})
 		if blank {
-			return true, nil
+			return true, 0, nil
 		}
-		return false, fmt.Errorf("%w: a bbolt database without polite's meta bucket", ErrNotStore)
+		return false, 0, fmt.Errorf("%w: a bbolt database without polite's meta bucket", ErrNotStore)
 	}
 	if !bytes.Equal(meta.Get(keyMagic), magicValue) {
-		return false, fmt.Errorf("%w: a bbolt database whose meta bucket is not polite's", ErrNotStore)
+		return false, 0, fmt.Errorf("%w: a bbolt database whose meta bucket is not polite's", ErrNotStore)
 	}
 	v, n := binary.Uvarint(meta.Get(keyFormat))
 	switch {
 	case n <= 0 || v == 0:
-		return false, fmt.Errorf("%w: no format version in the meta bucket", ErrCorrupt)
+		return false, 0, fmt.Errorf("%w: no format version in the meta bucket", ErrCorrupt)
 	case v > FormatVersion:
-		return false, fmt.Errorf("%w: format %d, this version reads format %d and older", ErrFormat, v, FormatVersion)
+		return false, 0, fmt.Errorf("%w: format %d, this version reads format %d and older", ErrFormat, v, FormatVersion)
 	}
-	for _, name := range dataBuckets {
-		if tx.Bucket(name) == nil {
-			return false, fmt.Errorf("%w: bucket %q missing", ErrCorrupt, name)
+	for _, b := range dataBuckets {
+		if b.since <= v && tx.Bucket(b.name) == nil {
+			return false, 0, fmt.Errorf("%w: bucket %q missing", ErrCorrupt, b.name)
 		}
 	}
-	return false, nil
+	return false, v, nil
 }
 
 var errStop = errors.New("stop")
@@ -360,41 +386,69 @@ func walk(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bucketHosts).ForEach(func(k, v []byte) error {
+	err = tx.Bucket(bucketHosts).ForEach(func(k, v []byte) error {
 		if _, err := decodeHost(string(k), v); err != nil {
 			return bad(bucketHosts, k, err)
 		}
 		return nil
 	})
-}
-
-// prepare checks the meta bucket again under the write lock (the file
-// may have changed since inspect) and makes a blank file a store.
-func (s *DB) prepare() error {
-	var blank bool
-	err := s.view(func(tx *bbolt.Tx) error {
-		var err error
-		blank, err = checkMeta(tx)
-		return err
-	})
-	if err != nil || !blank {
+	if err != nil {
 		return err
 	}
-	return s.update(func(tx *bbolt.Tx) error {
-		if blank, err := checkMeta(tx); err != nil || !blank {
-			return err
+	for _, name := range [][]byte{bucketAddrRest, bucketHostRest} {
+		b := tx.Bucket(name)
+		if b == nil {
+			continue // a format-1 file: Open adds it
 		}
-		for _, name := range dataBuckets {
-			if _, err := tx.CreateBucket(name); err != nil {
-				return err
+		err := b.ForEach(func(k, v []byte) error {
+			if _, err := decodeRest(v); err != nil {
+				return bad(name, k, err)
 			}
-		}
-		meta, err := tx.CreateBucket(bucketMeta)
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		if err := meta.Put(keyMagic, magicValue); err != nil {
+	}
+	return nil
+}
+
+// prepare checks the meta bucket again under the write lock (the file
+// may have changed since inspect), makes a blank file a store, and brings
+// an older format up to FormatVersion: the buckets it lacks, empty.
+func (s *DB) prepare() error {
+	var (
+		blank  bool
+		format uint64
+	)
+	err := s.view(func(tx *bbolt.Tx) error {
+		var err error
+		blank, format, err = checkMeta(tx)
+		return err
+	})
+	if err != nil || !blank && format == FormatVersion {
+		return err
+	}
+	return s.update(func(tx *bbolt.Tx) error {
+		blank, format, err := checkMeta(tx)
+		if err != nil || !blank && format == FormatVersion {
 			return err
+		}
+		for _, b := range dataBuckets {
+			if b.since > format {
+				if _, err := tx.CreateBucket(b.name); err != nil {
+					return err
+				}
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if blank {
+			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+				return err
+			}
+			if err := meta.Put(keyMagic, magicValue); err != nil {
+				return err
+			}
 		}
 		return meta.Put(keyFormat, binary.AppendUvarint(nil, FormatVersion))
 	})
@@ -704,6 +758,104 @@ func (s *DB) LoadHost(host string) (Host, bool, error) {
 		return Host{}, false, err
 	}
 	return h, found, nil
+}
+
+// CheckRest is the rule for a rest record: a valid address, a host as a
+// key, and a rest not below zero.
+func CheckRest(r Rest) error {
+	switch {
+	case !r.Addr.IsValid():
+		return fmt.Errorf("%w: rest of %q without an address", ErrKey, r.Host)
+	case r.Rest < 0:
+		return fmt.Errorf("rest of %s at %s: negative length %v", r.Host, r.Addr, r.Rest)
+	}
+	return CheckKey("host", r.Host)
+}
+
+// addrKey is the key of an address's rest: its text, an IPv4-mapped
+// address as the IPv4 one it is.
+func addrKey(a netip.Addr) []byte { return []byte(a.Unmap().String()) }
+
+// SaveRests keeps each of rs under its address and its host, each in
+// place of the record there unless that one ends later: a rest is never
+// shortened. They are one transaction, all kept or none: the rests of
+// many responses cost one commit. Until is kept to the nanosecond, so
+// nothing is rounded off it.
+func (s *DB) SaveRests(rs []Rest) error {
+	type entry struct {
+		until      time.Time
+		addr, host []byte
+		val        []byte
+	}
+	entries := make([]entry, len(rs))
+	for i, r := range rs {
+		if err := CheckRest(r); err != nil {
+			return err
+		}
+		r.Addr = r.Addr.Unmap()
+		entries[i] = entry{until: r.Until, addr: addrKey(r.Addr), host: []byte(r.Host), val: encodeRest(r)}
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	return s.update(func(tx *bbolt.Tx) error {
+		addrs, hosts := tx.Bucket(bucketAddrRest), tx.Bucket(bucketHostRest)
+		for _, e := range entries {
+			for _, kb := range [...]struct {
+				b   *bbolt.Bucket
+				key []byte
+			}{{addrs, e.addr}, {hosts, e.host}} {
+				if old := kb.b.Get(kb.key); old != nil {
+					if o, err := decodeRest(old); err == nil && o.Until.After(e.until) {
+						continue
+					}
+				}
+				if err := kb.b.Put(kb.key, e.val); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// LoadAddrRest returns the rest of the address a that ends last.
+func (s *DB) LoadAddrRest(a netip.Addr) (Rest, bool, error) {
+	if !a.IsValid() {
+		return Rest{}, false, fmt.Errorf("%w: invalid address", ErrKey)
+	}
+	return s.loadRest(bucketAddrRest, addrKey(a))
+}
+
+// LoadHostRest returns the rest of host that ends last.
+func (s *DB) LoadHostRest(host string) (Rest, bool, error) {
+	if err := CheckKey("host", host); err != nil {
+		return Rest{}, false, err
+	}
+	return s.loadRest(bucketHostRest, []byte(host))
+}
+
+func (s *DB) loadRest(bucket, key []byte) (Rest, bool, error) {
+	var (
+		r     Rest
+		found bool
+	)
+	err := s.view(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucket).Get(key)
+		if v == nil {
+			return nil
+		}
+		var err error
+		if r, err = decodeRest(v); err != nil {
+			return fmt.Errorf("%w: rest %q: %v", ErrCorrupt, key, err)
+		}
+		found = true
+		return nil
+	})
+	if err != nil {
+		return Rest{}, false, err
+	}
+	return r, found, nil
 }
 
 // Check runs bbolt's own consistency check over the store file at path,

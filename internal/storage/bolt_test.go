@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -133,6 +134,86 @@ func TestStoreBlankBoltAdopted(t *testing.T) {
 	db.Close()
 }
 
+// TestOpenUpgradesFormat1: a file of format 1, as the version before the
+// rests wrote it (its five data buckets, format 1), opens with its records
+// whole, gets the rest buckets and is marked format 2; a format-2 file
+// without them is damaged (R1.4).
+func TestOpenUpgradesFormat1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "format1.db")
+	raw, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := Host{Host: "example.org", Stops: 1, CoolOffUntil: when(6).UTC(), LastReason: "403"}
+	err = raw.Update(func(tx *bbolt.Tx) error {
+		for _, name := range []string{"pages", "bodies", "robots", "refusals", "hosts"} {
+			if _, err := tx.CreateBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		meta, err := tx.CreateBucket([]byte("meta"))
+		if err != nil {
+			return err
+		}
+		meta.Put([]byte("magic"), []byte("polite store"))
+		meta.Put([]byte("format"), []byte{1})
+		return tx.Bucket([]byte("hosts")).Put([]byte(host.Host), encodeHost(host))
+	})
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("a format-1 file: %v", err)
+	}
+	if h, ok, err := db.LoadHost(host.Host); err != nil || !ok || h != host {
+		t.Errorf("its host record: %#v, %v, %v", h, ok, err)
+	}
+	if _, ok, err := db.LoadHostRest(host.Host); err != nil || ok {
+		t.Errorf("a rest in a format-1 file: %v, %v", ok, err)
+	}
+	rest := Rest{Addr: netip.MustParseAddr("192.0.2.1"), Host: host.Host, Until: when(1).UTC(), Rest: 3 * time.Second}
+	if err := db.SaveRests([]Rest{rest}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	raw, err = bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.View(func(tx *bbolt.Tx) error {
+		if v, _ := binary.Uvarint(tx.Bucket([]byte("meta")).Get([]byte("format"))); v != FormatVersion {
+			t.Errorf("format %d after Open, want %d", v, FormatVersion)
+		}
+		return nil
+	})
+	raw.Close()
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok, err := db.LoadAddrRest(rest.Addr); err != nil || !ok || r != rest {
+		t.Errorf("the rest after reopening: %#v, %v, %v", r, ok, err)
+	}
+	db.Close()
+
+	raw, err = bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket(bucketHostRest) })
+	raw.Close()
+	if db, err := Open(path, Options{}); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "hostrests") {
+		if err == nil {
+			db.Close()
+		}
+		t.Errorf("format 2 without its hostrests bucket: %v, want ErrCorrupt naming it", err)
+	}
+}
+
 // TestStoreLockTimeout: Options.LockTimeout bounds the wait.
 func TestStoreLockTimeout(t *testing.T) {
 	db, path := openTemp(t)
@@ -237,6 +318,14 @@ func TestStoreRecordsRoundTrip(t *testing.T) {
 	if got, err := decodeHost("h", encodeHost(h)); err != nil || got != h {
 		t.Errorf("host → %+v, %v", got, err)
 	}
+	for _, rest := range []Rest{
+		{Addr: netip.MustParseAddr("192.0.2.1"), Host: "h", Until: at, Rest: 3*time.Second + 1},
+		{Addr: netip.MustParseAddr("2001:db8::1"), Host: "h", Until: time.Unix(-1<<40, 1).UTC()},
+	} {
+		if got, err := decodeRest(encodeRest(rest)); err != nil || got != rest {
+			t.Errorf("rest %+v → %+v, %v", rest, got, err)
+		}
+	}
 	// Every strict prefix of a record, and a record with a byte more, is
 	// an error.
 	full := encodeRobots(r)
@@ -259,6 +348,7 @@ func FuzzStoreRecords(f *testing.F) {
 	f.Add(encodeRobots(Robots{Status: 404, Body: []byte("x"), Header: map[string][]string{"B": nil}}))
 	f.Add(encodeRefusal(Refusal{Host: "h", Kind: "refused", At: at}))
 	f.Add(encodeHost(Host{Stops: 2, CoolOffUntil: at}))
+	f.Add(encodeRest(Rest{Addr: netip.MustParseAddr("192.0.2.1"), Host: "h", Until: at, Rest: time.Second}))
 	f.Add([]byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if p, err := decodePage(b); err == nil {
@@ -279,6 +369,11 @@ func FuzzStoreRecords(f *testing.F) {
 		if h, err := decodeHost("h", b); err == nil {
 			if q, err := decodeHost("h", encodeHost(h)); err != nil || h != q {
 				t.Fatalf("host %+v re-decoded as %+v, %v", h, q, err)
+			}
+		}
+		if r, err := decodeRest(b); err == nil {
+			if q, err := decodeRest(encodeRest(r)); err != nil || r != q {
+				t.Fatalf("rest %+v re-decoded as %+v, %v", r, q, err)
 			}
 		}
 	})
@@ -308,6 +403,10 @@ func TestStoreReopen(t *testing.T) {
 	}
 	host := Host{Host: "example.org", Stops: 3, CoolOffUntil: when(24), LastReason: "refused"}
 	if err := s.SaveHost(host); err != nil {
+		t.Fatal(err)
+	}
+	rest := Rest{Addr: netip.MustParseAddr("192.0.2.1"), Host: "example.org", Until: when(2), Rest: 3*time.Second + 1}
+	if err := s.SaveRests([]Rest{rest}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -341,6 +440,13 @@ func TestStoreReopen(t *testing.T) {
 	host.CoolOffUntil = host.CoolOffUntil.UTC()
 	if h, ok, err := s.LoadHost("example.org"); err != nil || !ok || h != host {
 		t.Fatalf("host after reopening: %#v, %v, %v", h, ok, err)
+	}
+	rest.Until = rest.Until.UTC()
+	if r, ok, err := s.LoadAddrRest(rest.Addr); err != nil || !ok || r != rest {
+		t.Fatalf("address's rest after reopening: %#v, %v, %v", r, ok, err)
+	}
+	if r, ok, err := s.LoadHostRest("example.org"); err != nil || !ok || r != rest {
+		t.Fatalf("host's rest after reopening: %#v, %v, %v", r, ok, err)
 	}
 
 	// It goes on after the old records.
@@ -430,7 +536,9 @@ func TestOpenRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{2}) })
+	db.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{FormatVersion + 1})
+	})
 	db.Close()
 
 	damage := func(name string, f func(b []byte) []byte) string {
@@ -450,7 +558,7 @@ func TestOpenRejects(t *testing.T) {
 		{"random one page", damage("r1p", func([]byte) []byte { return random(pageSize) }), ErrNotStore, "not a polite store"},
 		{"random 64 KiB", damage("r64k", func([]byte) []byte { return random(64 << 10) }), ErrNotStore, "not a polite store"},
 		{"foreign bbolt", foreign, ErrNotStore, "without polite's meta bucket"},
-		{"newer format", newer, ErrFormat, "format 2"},
+		{"newer format", newer, ErrFormat, fmt.Sprintf("format %d", FormatVersion+1)},
 		{"meta pages overwritten", damage("meta", func(b []byte) []byte { copy(b, random(2*pageSize)); return b }), ErrNotStore, "not a polite store"},
 		{"meta checksum", damage("sum", func(b []byte) []byte { b[60]++; b[pageSize+60]++; return b }), ErrCorrupt, "checksum"},
 		{"truncated", damage("trunc", func(b []byte) []byte { return b[:len(b)/2] }), ErrCorrupt, "truncated"},

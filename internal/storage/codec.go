@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 )
@@ -293,6 +294,36 @@ func decodeHost(host string, b []byte) (Host, error) {
 	h.CoolOffUntil = d.time()
 	h.LastReason = d.string()
 	return h, d.end()
+}
+
+// encodeRest writes a rest record: the same bytes under its address and
+// under its host, each naming the other.
+func encodeRest(r Rest) []byte {
+	e := encoder{b: make([]byte, 0, 40+len(r.Host))}
+	e.b = append(e.b, recordVersion)
+	e.time(r.Until)
+	e.int(int64(r.Rest))
+	e.string(r.Addr.String())
+	e.string(r.Host)
+	return e.b
+}
+
+func decodeRest(b []byte) (Rest, error) {
+	d := decoder{b: b}
+	var r Rest
+	d.version()
+	r.Until = d.time()
+	r.Rest = time.Duration(d.int())
+	addr := d.string()
+	r.Host = d.string()
+	if d.err == nil {
+		a, err := netip.ParseAddr(addr)
+		if err != nil || r.Rest < 0 {
+			d.fail("rest")
+		}
+		r.Addr = a
+	}
+	return r, d.end()
 }
 
 func headerSize(h map[string][]string) int {

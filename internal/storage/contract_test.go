@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -24,6 +25,9 @@ type records interface {
 	Refusals() ([]Refusal, error)
 	LoadHost(host string) (Host, bool, error)
 	SaveHost(h Host) error
+	SaveRests(rs []Rest) error
+	LoadAddrRest(a netip.Addr) (Rest, bool, error)
+	LoadHostRest(host string) (Rest, bool, error)
 	Close() error
 }
 
@@ -63,6 +67,7 @@ var storeContract = []struct {
 	{"robots", testRobots},
 	{"refusals order", testRefusals},
 	{"host records", testHosts},
+	{"rests", testRests},
 	{"concurrent writers", testConcurrent},
 	{"closed", testClosed},
 }
@@ -433,6 +438,114 @@ func testHosts(t *testing.T, s records) {
 	}
 }
 
+// testRests (R1.4): a rest is kept under its address and its host, to the
+// nanosecond and in UTC; a later save replaces it only if it ends later,
+// so a rest is never shortened; an IPv4-mapped address is its IPv4 one.
+func testRests(t *testing.T, s records) {
+	addr := netip.MustParseAddr("192.0.2.7")
+	for _, load := range []func() (Rest, bool, error){
+		func() (Rest, bool, error) { return s.LoadAddrRest(addr) },
+		func() (Rest, bool, error) { return s.LoadHostRest("a.example") },
+	} {
+		if r, ok, err := load(); err != nil || ok || r != (Rest{}) {
+			t.Fatalf("a rest never saved: %v, %v, %v", r, ok, err)
+		}
+	}
+	a := Rest{Addr: addr, Host: "a.example", Until: when(1), Rest: 3*time.Second + 1}
+	if err := s.SaveRests([]Rest{a}); err != nil {
+		t.Fatal(err)
+	}
+	want := a
+	want.Until = a.Until.UTC()
+	check := func(what string, got Rest, ok bool, err error, want Rest) {
+		t.Helper()
+		if err != nil || !ok || got != want || got.Until.Location() != time.UTC {
+			t.Errorf("%s = %#v, %v, %v; want %#v", what, got, ok, err, want)
+		}
+	}
+	got, ok, err := s.LoadAddrRest(addr)
+	check("LoadAddrRest", got, ok, err, want)
+	got, ok, err = s.LoadAddrRest(netip.AddrFrom16(addr.As16()))
+	check("LoadAddrRest(IPv4-mapped)", got, ok, err, want)
+	got, ok, err = s.LoadHostRest("a.example")
+	check("LoadHostRest", got, ok, err, want)
+
+	// Another host on the address, with a rest that ends sooner: the
+	// address keeps a's, the new host has its own.
+	b := Rest{Addr: addr, Host: "b.example", Until: when(0), Rest: time.Second}
+	if err := s.SaveRests([]Rest{b}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err = s.LoadAddrRest(addr)
+	check("address after a rest that ends sooner", got, ok, err, want)
+	wantB := b
+	wantB.Until = b.Until.UTC()
+	got, ok, err = s.LoadHostRest("b.example")
+	check("LoadHostRest(b)", got, ok, err, wantB)
+
+	// a on another address, ending later: a's host and the new address
+	// take it; the first address keeps what it had.
+	other := netip.MustParseAddr("2001:db8::7")
+	c := Rest{Addr: other, Host: "a.example", Until: when(2), Rest: 30 * time.Second}
+	if err := s.SaveRests([]Rest{c}); err != nil {
+		t.Fatal(err)
+	}
+	wantC := c
+	wantC.Until = c.Until.UTC()
+	got, ok, err = s.LoadHostRest("a.example")
+	check("host after a later rest", got, ok, err, wantC)
+	got, ok, err = s.LoadAddrRest(other)
+	check("the other address", got, ok, err, wantC)
+	got, ok, err = s.LoadAddrRest(addr)
+	check("the first address", got, ok, err, want)
+
+	for i, bad := range []Rest{
+		{Host: "a.example", Until: when(3)},
+		{Addr: addr, Until: when(3)},
+		{Addr: addr, Host: "a.example", Until: when(3), Rest: -time.Second},
+	} {
+		if err := s.SaveRests([]Rest{{Addr: addr, Host: "d.example", Until: when(3)}, bad}); err == nil {
+			t.Errorf("bad rest %d saved: %#v", i, bad)
+		}
+		if _, ok, err := s.LoadHostRest("d.example"); ok || err != nil {
+			t.Errorf("bad rest %d: the sound one saved with it was kept (%v, %v); want none of them", i, ok, err)
+		}
+	}
+	// Many at once: each kept, the one ending last of an address winning
+	// whatever its place.
+	var many []Rest
+	for i := range 50 {
+		many = append(many, Rest{Addr: netip.AddrFrom4([4]byte{198, 51, 100, byte(i % 5)}), Host: fmt.Sprintf("m%d.example", i),
+			Until: when(10 + (i*7)%50), Rest: time.Duration(i) * time.Second})
+	}
+	if err := s.SaveRests(many); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range many {
+		got, ok, err := s.LoadHostRest(r.Host)
+		r.Until = r.Until.UTC()
+		check(fmt.Sprintf("host %d of many", i), got, ok, err, r)
+	}
+	for a := range 5 {
+		addr := netip.AddrFrom4([4]byte{198, 51, 100, byte(a)})
+		var last Rest
+		for _, r := range many {
+			if r.Addr == addr && r.Until.After(last.Until) {
+				last = r
+			}
+		}
+		last.Until = last.Until.UTC()
+		got, ok, err := s.LoadAddrRest(addr)
+		check("address "+addr.String()+" of many", got, ok, err, last)
+	}
+	if _, _, err := s.LoadAddrRest(netip.Addr{}); !errors.Is(err, ErrKey) {
+		t.Errorf("LoadAddrRest(invalid): %v, want ErrKey", err)
+	}
+	if _, _, err := s.LoadHostRest(""); !errors.Is(err, ErrKey) {
+		t.Errorf("LoadHostRest(\"\"): %v, want ErrKey", err)
+	}
+}
+
 // testConcurrent: 64 writers, each saving its own pages and versions of
 // one shared page, with readers alongside (run under -race).
 func testConcurrent(t *testing.T, s records) {
@@ -512,7 +625,10 @@ func testClosed(t *testing.T, s records) {
 	err2 := s.SavePage(pageVersion("https://example.org/a", 1))
 	_, err3 := s.Refusals()
 	err4 := s.AddRefusal(Refusal{})
-	for i, err := range []error{err1, err2, err3, err4} {
+	err5 := s.SaveRests([]Rest{{Addr: netip.MustParseAddr("192.0.2.1"), Host: "example.org", Until: when(0)}})
+	_, _, err6 := s.LoadAddrRest(netip.MustParseAddr("192.0.2.1"))
+	_, _, err7 := s.LoadHostRest("example.org")
+	for i, err := range []error{err1, err2, err3, err4, err5, err6, err7} {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("call %d after Close: %v, want ErrClosed", i, err)
 		}

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"sync"
 )
@@ -18,11 +20,15 @@ type Memory struct {
 	robots   map[string]Robots
 	refusals []Refusal
 	hosts    map[string]Host
+	// addrRests and hostRests hold each rest that ends last.
+	addrRests map[netip.Addr]Rest
+	hostRests map[string]Rest
 }
 
 // NewMemory returns an empty Memory.
 func NewMemory() *Memory {
-	return &Memory{pages: make(map[string][]Page), robots: make(map[string]Robots), hosts: make(map[string]Host)}
+	return &Memory{pages: make(map[string][]Page), robots: make(map[string]Robots), hosts: make(map[string]Host),
+		addrRests: make(map[netip.Addr]Rest), hostRests: make(map[string]Rest)}
 }
 
 // LoadPage returns the latest version of url.
@@ -165,12 +171,67 @@ func (m *Memory) SaveHost(h Host) error {
 	return nil
 }
 
+// SaveRests keeps each of rs under its address and its host, each in
+// place of the record there unless that one ends later, all or none, as
+// DB does.
+func (m *Memory) SaveRests(rs []Rest) error {
+	for _, r := range rs {
+		if err := CheckRest(r); err != nil {
+			return err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	for _, r := range rs {
+		r.Addr, r.Until = r.Addr.Unmap(), r.Until.UTC()
+		if old, ok := m.addrRests[r.Addr]; !ok || !old.Until.After(r.Until) {
+			m.addrRests[r.Addr] = r
+		}
+		if old, ok := m.hostRests[r.Host]; !ok || !old.Until.After(r.Until) {
+			m.hostRests[r.Host] = r
+		}
+	}
+	return nil
+}
+
+// LoadAddrRest returns the rest of the address a that ends last.
+func (m *Memory) LoadAddrRest(a netip.Addr) (Rest, bool, error) {
+	if !a.IsValid() {
+		return Rest{}, false, fmt.Errorf("%w: invalid address", ErrKey)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return Rest{}, false, ErrClosed
+	}
+	r, ok := m.addrRests[a.Unmap()]
+	return r, ok, nil
+}
+
+// LoadHostRest returns the rest of host that ends last.
+func (m *Memory) LoadHostRest(host string) (Rest, bool, error) {
+	if err := CheckKey("host", host); err != nil {
+		return Rest{}, false, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return Rest{}, false, ErrClosed
+	}
+	r, ok := m.hostRests[host]
+	return r, ok, nil
+}
+
 // Close drops every record; later calls return ErrClosed.
 func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
 	m.pages, m.robots, m.refusals, m.hosts = nil, nil, nil, nil
+	m.addrRests, m.hostRests = nil, nil
 	return nil
 }
 
