@@ -21,7 +21,7 @@
 //   - R5 robots.txt first, as RFC 9309 says; its statuses, cache (24 h) and stale use (30 days); documented APIs and explicit unrestricted hosts (R5.1–R5.6).
 //   - R6 stored copies make requests conditional; a 304 returns the copy.
 //   - R7 content signals decide whether a page's text reaches an AI reader.
-//   - R8 HTML by default, body caps, GET only, no cookies; each redirect hop a request of its own.
+//   - R8 HTML by default, body caps, GET only, no cookies; each redirect hop a request of its own; a page read as a browser reads it: its charset sniffed, its links resolved by the WHATWG URL standard (R8.4).
 //   - R9 traps (calendars, session ids, repeats) dropped with a Result.
 //   - R10 no private addresses by default; bounded headers, bodies, URLs and time.
 //   - R11 every accepted URL yields exactly one Result, Close included.
