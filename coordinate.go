@@ -112,9 +112,7 @@ func (f *Fetcher) noteCoordinator(addr netip.Addr, err error) {
 	if err != nil && f.ctx.Err() != nil {
 		return // closing: the call was cancelled
 	}
-	if err != nil {
-		f.shared.errors.Add(1)
-	} else if !f.shared.down.Load() {
+	if err == nil && !f.shared.down.Load() {
 		return // no address is failing: nothing to forget
 	}
 	f.shared.mu.Lock()
@@ -130,6 +128,11 @@ func (f *Fetcher) noteCoordinator(addr netip.Addr, err error) {
 	down := len(f.shared.failing) > 0
 	f.shared.down.Store(down)
 	f.shared.mu.Unlock()
+	if err != nil {
+		// Counted after down is set: Stats, which reads the count first,
+		// never sees a failed Take without its address down.
+		f.shared.errors.Add(1)
+	}
 	if was == down {
 		return
 	}

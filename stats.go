@@ -50,7 +50,8 @@ func (f *Fetcher) Stats(ctx context.Context) (Stats, error) {
 
 // withShared adds the Coordinator's health to st.
 func (f *Fetcher) withShared(st Stats) Stats {
-	st.SharedDown, st.SharedErrors = f.shared.down.Load(), f.shared.errors.Load()
+	st.SharedErrors = f.shared.errors.Load()
+	st.SharedDown = f.shared.down.Load() // after the count: see noteCoordinator
 	return st
 }
 
