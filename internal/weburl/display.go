@@ -1,6 +1,7 @@
 package weburl
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,11 +86,11 @@ func displayEscapes(b *strings.Builder, s string) (rest string) {
 	bytes := raw[:0] // the run's bytes, decoded
 	n := 0           // the run's length in s
 	for n+2 < len(s) && s[n] == '%' {
-		hi, lo := unhex(s[n+1]), unhex(s[n+2])
-		if hi < 0 || lo < 0 {
+		c, err := strconv.ParseUint(s[n+1:n+3], 16, 8)
+		if err != nil {
 			break
 		}
-		bytes = append(bytes, byte(hi<<4|lo))
+		bytes = append(bytes, byte(c))
 		n += 3
 	}
 	if n == 0 { // a '%' that begins no escape
@@ -123,16 +124,4 @@ func displayable(r rune) bool {
 		}
 	}
 	return true
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }

@@ -42,6 +42,9 @@ func FuzzResolve(f *testing.F) {
 		if strings.Contains(out, "#") {
 			t.Fatalf("Resolve(%q, %q, %s) = %q: a fragment", base, href, enc, out)
 		}
+		if len(out) > MaxRefLength {
+			return // escaping can triple a ref's length: past the bound, it is not parsed again
+		}
 		if again, ok := Parse(out); !ok || again != out {
 			t.Fatalf("Resolve(%q, %q, %s) = %q, which parses as %q, %v", base, href, enc, out, again, ok)
 		}
