@@ -213,9 +213,9 @@ type Charset struct {
 	Name string
 	// Source is where it was found: "bom" (a byte order mark), "header"
 	// (the Content-Type charset), "meta" (a <meta charset> or http-equiv
-	// in the first 1024 bytes), "detected" (none declared, and the bytes
-	// are valid UTF-8) or "default" (windows-1252, as browsers read an
-	// undeclared page).
+	// in the first 1024 bytes, or later in the head) or "default"
+	// (windows-1252, as browsers read an undeclared page: they guess no
+	// UTF-8 for a page from the web, and neither does polite).
 	Source string
 }
 

@@ -68,6 +68,12 @@ var legacyPages = []legacyPage{
 	{"late-meta.test", "text/html", "", charmap.Windows1251,
 		`<html><head><!--` + strings.Repeat(" padding", 150) + ` --><meta charset="windows-1251"><title>Поздно</title></head>` +
 			`<body><p>Текст</p><a href="/путь?q=я">я</a></body></html>`},
+	{"undeclared-utf-8.test", "text/html", "", unicode.UTF8,
+		`<html><head><title>Ünïcödé — ☃</title></head><body><p>Grüße</p><a href="/über?q=ß">über</a></body></html>`},
+	{"header-twice.test", "text/html; charset=windows-1251; charset=koi8-r", "", charmap.Windows1251,
+		`<html><head><title>Дубль</title></head><body><p>Текст</p><a href="/путь?q=я">я</a></body></html>`},
+	{"x-user-defined-meta.test", "text/html", "", charmap.Windows1252,
+		`<html><head><meta charset="x-user-defined"><title>Café</title></head><body><p>Crème</p><a href="/é?q=é">é</a></body></html>`},
 	{"utf-16le-header.test", "text/html; charset=utf-16le", "", unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM),
 		`<html><head><title>Без BOM</title></head><body><p>Текст</p><a href="/путь?q=я">я</a></body></html>`},
 	{"utf-16le-bom.test", "text/html", "\xFF\xFE", unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM),

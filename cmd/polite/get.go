@@ -44,7 +44,9 @@ func getCommand(fs *flag.FlagSet) func(env, []string) int {
 			}
 			failed = failed || r.Err != nil || r.Status >= 400
 			if *asJSON {
-				err = json.NewEncoder(e.out).Encode(resultJSON(r))
+				enc := json.NewEncoder(e.out)
+				enc.SetEscapeHTML(false) // a title's "&" and "<" as written
+				err = enc.Encode(resultJSON(r))
 			} else {
 				err = printResult(e.out, r)
 			}
@@ -70,8 +72,8 @@ func printResult(w io.Writer, r *polite.Result) error {
 	if r.NotModified {
 		note = ", not modified"
 	}
-	if r.FinalURL != r.URL {
-		note += ", at " + r.FinalURL
+	if len(r.Redirects) > 0 {
+		note += ", at " + polite.DisplayURL(r.FinalURL)
 	}
 	if ok, because := r.Signals.AIInput(); !ok {
 		note += ", no AI input: " + because.String()
@@ -122,7 +124,7 @@ func resultJSON(r *polite.Result) jsonResult {
 		title := r.Title()
 		j.Title, j.Charset = &title, cs.Name
 	}
-	if r.FinalURL != r.URL {
+	if len(r.Redirects) > 0 {
 		j.FinalURL = r.FinalURL
 	}
 	j.AIInput, _ = r.Signals.AIInput()

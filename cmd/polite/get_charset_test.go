@@ -27,6 +27,7 @@ func TestGetTitleAndCharset(t *testing.T) {
 		"/pl": {politetest.Page{Body: []byte("<meta http-equiv=Content-Type content='text/html; charset=iso8859-2'><title>\xa3\xf3d\xbc</title>"),
 			Header: http.Header{"Content-Type": {"text/html"}}}, "Łódź", "iso-8859-2"},
 		"/none": {politetest.Page{Body: []byte("<p>no title"), Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}}, "", "utf-8"},
+		"/amp":  {politetest.Page{Body: []byte("<title>Q &amp; A &lt;3</title>"), Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}}, "Q & A <3", "utf-8"},
 	}
 	var urls []string
 	want := map[string]string{}
@@ -59,5 +60,8 @@ func TestGetTitleAndCharset(t *testing.T) {
 	}
 	if len(want) != 0 {
 		t.Errorf("no line for %v", want)
+	}
+	if !strings.Contains(r.stdout, `"title":"Q & A <3"`) {
+		t.Errorf("a title's & and < are escaped:\n%s", r.stdout)
 	}
 }

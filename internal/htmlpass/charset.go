@@ -9,6 +9,9 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 )
 
@@ -18,19 +21,18 @@ type Charset struct {
 	// Name is the encoding's WHATWG name, lower case: "utf-8",
 	// "windows-1251", "shift_jis", "gbk", "iso-8859-2", "utf-16le", …
 	Name string
-	// Source is where it came from: SourceBOM, SourceHeader, SourceMeta,
-	// SourceDetected or SourceDefault.
+	// Source is where it came from: SourceBOM, SourceHeader, SourceMeta or
+	// SourceDefault.
 	Source string
 }
 
 // Where a page's encoding was found, in the order the HTML standard's
 // sniffing looks.
 const (
-	SourceBOM      = "bom"      // a byte order mark
-	SourceHeader   = "header"   // the Content-Type charset
-	SourceMeta     = "meta"     // a <meta> in the first 1024 bytes
-	SourceDetected = "detected" // none declared; the bytes are valid UTF-8
-	SourceDefault  = "default"  // none declared or detected: windows-1252
+	SourceBOM     = "bom"     // a byte order mark
+	SourceHeader  = "header"  // the Content-Type charset
+	SourceMeta    = "meta"    // a <meta> in the first 1024 bytes, or later in the head
+	SourceDefault = "default" // none declared: windows-1252
 )
 
 // prescanLen is how much of a body the <meta> prescan reads.
@@ -52,7 +54,7 @@ var boms = []struct {
 // sniffing algorithm does: a byte order mark, then the header's charset,
 // then the <meta> prescan of the first 1024 bytes (charset, or http-equiv
 // Content-Type) and, as chromium does, of the rest of the head, then
-// valid UTF-8, then windows-1252. Labels are WHATWG's
+// windows-1252. Labels are WHATWG's
 // (gb2312 is GBK, x-sjis Shift_JIS, latin1 windows-1252, …); a label no
 // encoding has counts as absent. bom is the length of the byte order mark
 // that begins body, which the decoded text leaves out.
@@ -66,35 +68,55 @@ func Sniff(body []byte, contentType string) (enc encoding.Encoding, cs Charset, 
 	if isUTF8HTML(contentType) {
 		return unicode.UTF8, Charset{"utf-8", SourceHeader}, 0
 	}
-	if _, params, err := mime.ParseMediaType(contentType); err == nil {
-		if label, ok := params["charset"]; ok {
-			if enc, name := charset.Lookup(label); enc != nil {
-				return enc, Charset{name, SourceHeader}, 0
-			}
-		}
+	if enc, name := headerCharset(contentType); enc != nil {
+		return enc, Charset{name, SourceHeader}, 0
 	}
 	head := body[:min(len(body), prescanLen)]
 	// x/net's DetermineEncoding runs the standard's prescan, then tells
-	// UTF-8 from windows-1252; declared tells which of them answered.
+	// UTF-8 from windows-1252; declared tells whether a <meta> answered.
+	// Browsers do not guess UTF-8 for a page from the web (chromium and
+	// Firefox read it as windows-1252), and neither does Sniff.
 	enc, name, _ := charset.DetermineEncoding(head, "")
-	switch {
-	case name != "utf-8" && name != "windows-1252":
-		return enc, Charset{name, SourceMeta}, 0 // only a <meta> names others
-	case hasMeta(head) && declared(head) != "":
+	if name != "utf-8" && name != "windows-1252" || hasMeta(head) && declared(head) != "" {
+		enc, name = fromMeta(enc, name)
 		return enc, Charset{name, SourceMeta}, 0
 	}
 	if label := lateMeta(body); label != "" {
-		enc, name := charset.Lookup(label)
-		if strings.HasPrefix(name, "utf-16") {
-			enc, name = charset.Lookup("utf-8") // as in the prescan
-		}
+		enc, name := fromMeta(charset.Lookup(label))
 		return enc, Charset{name, SourceMeta}, 0
 	}
-	switch {
-	case name == "utf-8":
-		return enc, Charset{name, SourceDetected}, 0
-	}
+	enc, name = charset.Lookup("windows-1252")
 	return enc, Charset{name, SourceDefault}, 0
+}
+
+// headerCharset reads the charset of a Content-Type as mime does, or, where
+// mime refuses the header (a duplicate parameter, a stray ';', a bad
+// quote), as chromium still does: the first "charset=" in it. nil when
+// it names no encoding.
+func headerCharset(contentType string) (encoding.Encoding, string) {
+	if _, params, err := mime.ParseMediaType(contentType); err == nil {
+		if label, ok := params["charset"]; ok {
+			return charset.Lookup(label)
+		}
+		return nil, ""
+	}
+	if label := metaContentCharset([]byte(contentType)); label != "" {
+		return charset.Lookup(label)
+	}
+	return nil, ""
+}
+
+// fromMeta is what a <meta> naming enc means, as the prescan says: UTF-16
+// is UTF-8 (the bytes were read as ASCII to find it), and x-user-defined
+// is windows-1252.
+func fromMeta(enc encoding.Encoding, name string) (encoding.Encoding, string) {
+	switch {
+	case strings.HasPrefix(name, "utf-16"):
+		return charset.Lookup("utf-8")
+	case name == "x-user-defined":
+		return charset.Lookup("windows-1252")
+	}
+	return enc, name
 }
 
 // isUTF8HTML reports the Content-Type most pages are sent with, spelled
@@ -281,6 +303,12 @@ func decode(body []byte, enc encoding.Encoding, cs Charset) []byte {
 		}
 		enc = unicode.UTF8 // its decoder writes U+FFFD as the Encoding standard says
 	}
+	if cs.Name == "gbk" {
+		enc = simplifiedchinese.GB18030 // the Encoding Standard's GBK decoder is gb18030's
+	}
+	if cm, ok := singleByte(cs.Name); ok {
+		return decodeSingleByte(body, cm)
+	}
 	text, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
 		// x/text's decoders replace what they cannot read; an error here
@@ -288,4 +316,29 @@ func decode(body []byte, enc encoding.Encoding, cs Charset) []byte {
 		return bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
 	return text
+}
+
+// singleByte returns the table of a single-byte encoding.
+func singleByte(name string) (*charmap.Charmap, bool) {
+	enc, err := htmlindex.Get(name)
+	if err != nil {
+		return nil, false
+	}
+	cm, ok := enc.(*charmap.Charmap)
+	return cm, ok
+}
+
+// decodeSingleByte reads body in cm as the Encoding Standard's indexes
+// do: a byte of 0x80-0x9F that x/text's table leaves unmapped is the C1
+// control of the same number (windows-1252's 0x81 is U+0081, not U+FFFD).
+func decodeSingleByte(body []byte, cm *charmap.Charmap) []byte {
+	out := make([]byte, 0, len(body)+len(body)/2)
+	for _, b := range body {
+		r := cm.DecodeByte(b)
+		if r == utf8.RuneError && 0x80 <= b && b <= 0x9F {
+			r = rune(b)
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return out
 }

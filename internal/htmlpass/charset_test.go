@@ -56,7 +56,12 @@ func TestSniff(t *testing.T) {
 		{"meta past 1024 bytes after a tag of the body", `<head>` + strings.Repeat(" ", 1024) + `<div><meta charset="gbk">`, "", Charset{"windows-1252", SourceDefault}},
 		{"meta past 1024 bytes, utf-16 is utf-8", strings.Repeat(" ", 1024) + `<meta charset="utf-16be">`, "", Charset{"utf-8", SourceMeta}},
 		{"meta in a comment", `<!-- <meta charset="gbk"> -->`, "", Charset{"windows-1252", SourceDefault}},
-		{"valid utf-8 undeclared", "<p>привет", "", Charset{"utf-8", SourceDetected}},
+		{"valid utf-8 undeclared is windows-1252, as browsers read it", "<p>привет", "", Charset{"windows-1252", SourceDefault}},
+		{"header that mime refuses: the first charset", "", "text/html; charset=iso-8859-15; charset=utf-8", Charset{"iso-8859-15", SourceHeader}},
+		{"header with a stray ';'", "", "text/html;;charset=iso-8859-15", Charset{"iso-8859-15", SourceHeader}},
+		{"header with a space before ';'", "", "text/html; charset=windows-1251 ;foo", Charset{"windows-1251", SourceHeader}},
+		{"header without charset", `<meta charset="gbk">`, "text/html; q=1", Charset{"gbk", SourceMeta}},
+		{"meta x-user-defined is windows-1252", `<meta charset="x-user-defined">`, "", Charset{"windows-1252", SourceMeta}},
 		{"ascii undeclared", "<p>hello", "text/html", Charset{"windows-1252", SourceDefault}},
 		{"bytes undeclared", "<p>caf\xe9", "", Charset{"windows-1252", SourceDefault}},
 		{"empty", "", "", Charset{"windows-1252", SourceDefault}},
@@ -89,6 +94,11 @@ func TestDecode(t *testing.T) {
 		{"a meta in the body is too late", "<title>\xcf</title><p>" + strings.Repeat(" ", 1100) + `<meta charset="windows-1251">`, "", "Ï", ""},
 		{"a meta in a long head is not", "<title>\xcf</title>" + strings.Repeat(" ", 1100) + `<meta charset="windows-1251">`, "", "П", ""},
 		{"replacement encoding", "<title>x</title>", "text/html; charset=iso-2022-kr", "", "\uFFFD"},
+		{"a title keeps U+00A0, as document.title does", "<title> a&nbsp;b \t c\u3000d </title>", "text/html; charset=utf-8", "a\u00a0b c\u3000d", ""},
+		// As the Encoding Standard's indexes say, where x/text's tables differ.
+		{"windows-1252's unmapped bytes are C1 controls", "<title>\x80\x81\x8d</title>", "text/html; charset=windows-1252", "\u20ac\u0081\u008d", ""},
+		{"iso-8859-2's 0x80-0x9F are C1 controls", "<title>\x85\xa3</title>", "text/html; charset=iso-8859-2", "\u0085\u0141", ""},
+		{"gbk reads gb18030's four bytes", "<title>\x95\x32\x82\x36</title>", "text/html; charset=gbk", "\U00020000", ""},
 	}
 	for _, tt := range tests {
 		p := Parse([]byte(tt.body), tt.contentType, nil)

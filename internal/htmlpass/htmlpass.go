@@ -718,10 +718,10 @@ func clip(b []byte, max int) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-// collapse returns s with white space collapsed and trimmed, at most max
-// bytes.
+// collapse returns s with runs of ASCII white space made one space and
+// trimmed, as document.title reads a title (U+00A0 and the other Unicode
+// spaces stay), at most max bytes.
 func collapse(s []byte, max int) string {
-	w := textWriter{max: max}
-	w.write(s, false)
-	return string(w.b)
+	words := bytes.FieldsFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
+	return clip(bytes.Join(words, []byte{' '}), max)
 }

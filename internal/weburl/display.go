@@ -97,6 +97,12 @@ func displayEscapes(b *strings.Builder, s string) (rest string) {
 		b.WriteByte('%')
 		return s[1:]
 	}
+	if !utf8.Valid(bytes) {
+		// A run in another encoding (a query in GBK or windows-1251) may hold
+		// bytes that read as UTF-8 by chance: it is shown as written, whole.
+		b.WriteString(s[:n])
+		return s[n:]
+	}
 	for i := 0; i < len(bytes); {
 		r, size := utf8.DecodeRune(bytes[i:])
 		if size > 1 && displayable(r) {
@@ -110,10 +116,18 @@ func displayEscapes(b *strings.Builder, s string) (rest string) {
 	return s[n:]
 }
 
+// slashLike are characters drawn as a slash or a backslash whose
+// compatibility form is not one, so that "/a∕b" could pass for a path of
+// two segments.
+var slashLike = map[rune]bool{
+	'\u2044': true, '\u2215': true, '\u2216': true, '\u2571': true, '\u2572': true,
+	'\u29F5': true, '\u29F8': true, '\u29F9': true, '\u3033': true, '\uFE68': true,
+}
+
 // displayable reports a non-ASCII character that can be shown unescaped:
 // printable, no space, and with no URL syntax in its compatibility form.
 func displayable(r rune) bool {
-	if r == utf8.RuneError || !unicode.IsGraphic(r) || unicode.IsSpace(r) || unicode.Is(unicode.Zs, r) {
+	if r == utf8.RuneError || !unicode.IsGraphic(r) || unicode.IsSpace(r) || unicode.Is(unicode.Zs, r) || slashLike[r] {
 		return false
 	}
 	var buf [utf8.UTFMax]byte

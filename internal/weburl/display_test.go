@@ -16,8 +16,13 @@ func TestDisplay(t *testing.T) {
 		// Lookalikes of URL syntax: fullwidth solidus, question and number marks.
 		"http://a/x%EF%BC%8Fy%EF%BC%9F%EF%BC%83": "http://a/x%EF%BC%8Fy%EF%BC%9F%EF%BC%83",
 		// Not UTF-8: a lone lead byte, a bad trail, an overlong form, a
-		// surrogate; what decodes beside them is decoded.
-		"http://a/%C3x%C3%28%C0%AF%ED%A0%80%C3%A9": "http://a/%C3x%C3%28%C0%AF%ED%A0%80é",
+		// surrogate; a run of escapes with any of them is kept whole, for
+		// its bytes are in another encoding, and a part of it that reads as
+		// UTF-8 by chance is no character of the URL's.
+		"http://a/%C3x%C3%28%C0%AF%ED%A0%80%C3%A9":       "http://a/%C3x%C3%28%C0%AF%ED%A0%80%C3%A9",
+		"http://a/x?q=%A7%E1%A7%E0%A7%DA%A7%E3&r=%C3%A9": "http://a/x?q=%A7%E1%A7%E0%A7%DA%A7%E3&r=é",
+		// Characters drawn as a slash: kept.
+		"http://a/a%E2%88%95b%E2%81%84c": "http://a/a%E2%88%95b%E2%81%84c",
 		// '%' that begins no escape.
 		"http://a/100%?x=%zz%": "http://a/100%?x=%zz%",
 		// Hosts: not an IDN, an IPv6 address, no host.
