@@ -31,6 +31,9 @@ func TestCrawlLegacyPageLinks(t *testing.T) {
 	if got := paths(fm, hostOf(base)); !slices.Equal(got, want) {
 		t.Errorf("the site saw %q, want %q (chromium's requests)", got, want)
 	}
+	if !strings.Contains(r.stdout, "200 "+base+"/путь?q=%F1%EB%EE%E2%EE ") {
+		t.Errorf("the page's line does not show its path as a person reads it:\n%s", r.stdout)
+	}
 	if !strings.Contains(r.stdout, "/каталог/каталог/каталог/товар") {
 		t.Errorf("the trap's URL is not printed as a person reads it:\n%s", r.stdout)
 	}

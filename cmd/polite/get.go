@@ -61,11 +61,11 @@ func getCommand(fs *flag.FlagSet) func(env, []string) int {
 	}
 }
 
-// printResult prints one line: status, URL, size, time and rest, or the
-// error.
+// printResult prints one line: status, URL (as a person reads it), size,
+// time and rest, or the error.
 func printResult(w io.Writer, r *polite.Result) error {
 	if r.Err != nil {
-		_, err := fmt.Fprintf(w, "ERR %s: %v\n", r.URL, r.Err)
+		_, err := fmt.Fprintf(w, "ERR %s: %v\n", polite.DisplayURL(r.URL), r.Err)
 		return err
 	}
 	note := ""
@@ -79,7 +79,7 @@ func printResult(w io.Writer, r *polite.Result) error {
 		note += ", no AI input: " + because.String()
 	}
 	_, err := fmt.Fprintf(w, "%d %s %d B in %v, then rest %v%s\n",
-		r.Status, r.URL, len(r.Body), r.Duration.Round(time.Millisecond), r.Rest, note)
+		r.Status, polite.DisplayURL(r.URL), len(r.Body), r.Duration.Round(time.Millisecond), r.Rest, note)
 	return err
 }
 
