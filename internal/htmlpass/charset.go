@@ -303,6 +303,9 @@ func decode(body []byte, enc encoding.Encoding, cs Charset) []byte {
 		}
 		enc = unicode.UTF8 // its decoder writes U+FFFD as the Encoding standard says
 	}
+	if asciiCompatible(cs.Name) && isASCII(body) {
+		return body // an ASCII page reads the same in all of them: no copy
+	}
 	if cs.Name == "gbk" {
 		enc = simplifiedchinese.GB18030 // the Encoding Standard's GBK decoder is gb18030's
 	}
@@ -316,6 +319,27 @@ func decode(body []byte, enc encoding.Encoding, cs Charset) []byte {
 		return bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
 	return text
+}
+
+// asciiCompatible reports an encoding whose decoder reads every byte below
+// 0x80 as that ASCII character: all of WHATWG's but UTF-16, ISO-2022-JP
+// (whose ESC sequences are ASCII bytes) and replacement.
+func asciiCompatible(name string) bool {
+	switch name {
+	case "utf-16le", "utf-16be", "iso-2022-jp", "replacement":
+		return false
+	}
+	return true
+}
+
+// isASCII reports a body of ASCII bytes only.
+func isASCII(body []byte) bool {
+	for _, c := range body {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // singleByte returns the table of a single-byte encoding.
@@ -332,7 +356,7 @@ func singleByte(name string) (*charmap.Charmap, bool) {
 // do: a byte of 0x80-0x9F that x/text's table leaves unmapped is the C1
 // control of the same number (windows-1252's 0x81 is U+0081, not U+FFFD).
 func decodeSingleByte(body []byte, cm *charmap.Charmap) []byte {
-	out := make([]byte, 0, len(body)+len(body)/2)
+	out := make([]byte, 0, len(body)+len(body)/8)
 	for _, b := range body {
 		r := cm.DecodeByte(b)
 		if r == utf8.RuneError && 0x80 <= b && b <= 0x9F {

@@ -115,12 +115,20 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// A valid UTF-8 body is read in place: decoding it costs no copy.
+// A valid UTF-8 body is read in place, and so is an ASCII one in any
+// ASCII-compatible encoding: decoding them costs no copy.
 func TestDecodeUTF8InPlace(t *testing.T) {
 	body := []byte("<p>déjà vu")
 	text, _ := Decode(body, "text/html; charset=utf-8")
 	if &text[0] != &body[0] {
 		t.Error("Decode copied a valid UTF-8 body")
+	}
+	// An ASCII page reads the same in every ASCII-compatible encoding.
+	for _, ct := range []string{"", "text/html; charset=windows-1251", "text/html; charset=shift_jis"} {
+		body := []byte("<p>plain ASCII")
+		if text, _ := Decode(body, ct); &text[0] != &body[0] {
+			t.Errorf("Decode copied an ASCII body sent as %q", ct)
+		}
 	}
 }
 
