@@ -309,7 +309,7 @@ func decode(body []byte, enc encoding.Encoding, cs Charset) []byte {
 	if cs.Name == "gbk" {
 		enc = simplifiedchinese.GB18030 // the Encoding Standard's GBK decoder is gb18030's
 	}
-	if cm, ok := singleByte(cs.Name); ok {
+	if cm, ok := singleByte(cs.Name); ok && hasUnmappedC1(body, cm) {
 		return decodeSingleByte(body, cm)
 	}
 	text, err := enc.NewDecoder().Bytes(body)
@@ -350,6 +350,17 @@ func singleByte(name string) (*charmap.Charmap, bool) {
 	}
 	cm, ok := enc.(*charmap.Charmap)
 	return cm, ok
+}
+
+// hasUnmappedC1 reports a byte of 0x80-0x9F in body that x/text's table
+// for cm leaves unmapped; a body without one decodes by x/text as it is.
+func hasUnmappedC1(body []byte, cm *charmap.Charmap) bool {
+	for _, b := range body {
+		if 0x80 <= b && b <= 0x9F && cm.DecodeByte(b) == utf8.RuneError {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeSingleByte reads body in cm as the Encoding Standard's indexes

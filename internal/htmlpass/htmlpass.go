@@ -722,6 +722,21 @@ func clip(b []byte, max int) string {
 // trimmed, as document.title reads a title (U+00A0 and the other Unicode
 // spaces stay), at most max bytes.
 func collapse(s []byte, max int) string {
-	words := bytes.FieldsFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isSpace(byte(r)) })
-	return clip(bytes.Join(words, []byte{' '}), max)
+	out := make([]byte, 0, min(len(s), max+1))
+	space := false
+	for _, c := range s {
+		switch {
+		case isSpace(c):
+			space = len(out) > 0
+		case len(out) > max:
+			return clip(out, max)
+		default:
+			if space {
+				out = append(out, ' ')
+				space = false
+			}
+			out = append(out, c)
+		}
+	}
+	return clip(out, max)
 }
