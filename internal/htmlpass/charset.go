@@ -241,8 +241,8 @@ func utf16(body []byte, contentType string) bool {
 	if !strings.Contains(contentType, "16") {
 		return false // the common case, without parsing the header
 	}
-	_, cs, _ := Sniff(nil, contentType)
-	return strings.HasPrefix(cs.Name, "utf-16")
+	_, name := headerCharset(contentType)
+	return strings.HasPrefix(name, "utf-16")
 }
 
 // known reports a label some encoding has.
